@@ -1,0 +1,128 @@
+package io.kscale.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.kscale.it.support.RealKafkaCluster;
+import io.kscale.it.support.Topics;
+import io.kscale.lab.cluster.KafkaCluster;
+import io.kscale.lab.cluster.ProcessKafkaCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+
+/** The cluster harness against real brokers: nothing is lost when a broker is killed or paused. */
+@RealKafkaCluster(brokers = 3)
+class ClusterFaultsIT {
+
+    private static final int RECORDS = 10_000;
+
+    @Test
+    void shouldConsumeEveryRecordWhenABrokerIsKilledAndRestartedMidRun(KafkaCluster cluster) {
+        String topic = "smoke";
+        Topics.create(cluster, Topics.topic(topic, 6, 3, Map.of("min.insync.replicas", "2")));
+
+        List<Exception> sendFailures = new CopyOnWriteArrayList<>();
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(cluster))) {
+            for (int i = 0; i < RECORDS; i++) {
+                if (i == RECORDS * 3 / 10) {
+                    cluster.kill(1);
+                }
+                if (i == RECORDS * 6 / 10) {
+                    cluster.restart(1);
+                }
+                producer.send(new ProducerRecord<>(topic, "key-" + (i % 500), Integer.toString(i)),
+                        (metadata, error) -> {
+                            if (error != null) {
+                                sendFailures.add(error);
+                            }
+                        });
+            }
+            producer.flush();
+        }
+        assertThat(sendFailures).as("failed sends").isEmpty();
+
+        Set<Integer> seen = ConcurrentHashMap.newKeySet();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(cluster, "smoke-reader"))) {
+            consumer.subscribe(List.of(topic));
+            await().atMost(Duration.ofSeconds(90)).until(() -> {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(500))) {
+                    seen.add(Integer.parseInt(record.value()));
+                }
+                return seen.size() >= RECORDS;
+            });
+        }
+        assertThat(seen).hasSize(RECORDS).allMatch(v -> v >= 0 && v < RECORDS);
+    }
+
+    @Test
+    void shouldFreezeAPausedBrokerAndLetItCatchUpAfterResume(KafkaCluster cluster) throws Exception {
+        assumeTrue(cluster instanceof ProcessKafkaCluster, "process state is visible on the process backend only");
+        ProcessKafkaCluster processes = (ProcessKafkaCluster) cluster;
+        String topic = "pause";
+        Topics.create(cluster, Topics.topic(topic, 3, 3, Map.of()));
+
+        cluster.pause(2);
+        try {
+            assertThat(processState(processes.pid(2))).as("state of a paused broker").isEqualTo('T');
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(cluster))) {
+                for (int i = 0; i < 100; i++) {
+                    producer.send(new ProducerRecord<>(topic, "key-" + i, "v" + i)).get();
+                }
+            }
+        } finally {
+            cluster.resume(2);
+        }
+        assertThat(processState(processes.pid(2))).as("state of a resumed broker").isNotEqualTo('T');
+        try (Admin admin = Admin.create(cluster.clientProperties())) {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                assertThat(description.partitions()).allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+            });
+        }
+    }
+
+    /** The state letter of /proc/PID/stat: R, S, D, T (stopped), Z. */
+    private static char processState(long pid) throws Exception {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return stat.substring(stat.lastIndexOf(')') + 2).charAt(0);
+    }
+
+    static Map<String, Object> producerProps(KafkaCluster cluster) {
+        Map<String, Object> props = new HashMap<>(cluster.clientProperties());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 120_000);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        return props;
+    }
+
+    static Map<String, Object> consumerProps(KafkaCluster cluster, String group) {
+        Map<String, Object> props = new HashMap<>(cluster.clientProperties());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        return props;
+    }
+}

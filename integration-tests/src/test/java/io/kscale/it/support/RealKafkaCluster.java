@@ -1,0 +1,31 @@
+package io.kscale.it.support;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Runs a test class against one real Kafka cluster, started before its first test and stopped
+ * after its last. Test methods and {@code @BeforeAll} methods get the cluster as a
+ * {@link io.kscale.lab.cluster.KafkaCluster} parameter.
+ *
+ * <pre>{@code
+ * @RealKafkaCluster(brokers = 3, brokerProperties = "broker.session.timeout.ms=3000")
+ * class MyIT {
+ *     @Test
+ *     void shouldSurviveABrokerCrash(KafkaCluster cluster) { ... }
+ * }
+ * }</pre>
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@ExtendWith(KafkaClusterExtension.class)
+public @interface RealKafkaCluster {
+
+    int brokers() default 3;
+
+    /** Broker settings as {@code key=value}, on top of {@link KafkaClusterExtension#FAST_TEST_SETTINGS}. */
+    String[] brokerProperties() default {};
+}

@@ -1,0 +1,37 @@
+package io.kscale.lab;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code kscale-lab} command: real local Kafka clusters and the scenarios that measure
+ * kscale's plug-ins against Kafka's own.
+ *
+ * <p>Example: {@code ./kscale-lab cluster --brokers 3} starts three brokers on loopback, prints
+ * their bootstrap address and runs until Ctrl-C.
+ */
+@Command(name = "kscale-lab",
+        mixinStandardHelpOptions = true,
+        versionProvider = LabVersion.class,
+        description = "Runs real local Kafka clusters and the kscale scenarios against them.",
+        subcommands = {ClusterCommand.class, CommandLine.HelpCommand.class})
+public final class KscaleLab implements Runnable {
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command tree, for tests and for main. */
+    public static CommandLine commandLine() {
+        return new CommandLine(new KscaleLab()).setCaseInsensitiveEnumValuesAllowed(true);
+    }
+
+    @Override
+    public void run() {
+        // No subcommand: show what there is.
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

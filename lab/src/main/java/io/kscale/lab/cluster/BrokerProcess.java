@@ -1,0 +1,286 @@
+package io.kscale.lab.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.io.Writer;
+
+/**
+ * One KRaft node (broker and controller in one JVM) of a {@link ProcessKafkaCluster}: its ports,
+ * files, latency proxy and, while it runs, its child process.
+ *
+ * <p>Listeners: clients reach the node through {@code EXTERNAL}, which is advertised at the port
+ * of a {@link LatencyProxy}; brokers replicate over {@code INTERNAL} and the controllers talk
+ * over {@code CONTROLLER}, both direct, so an added delay slows clients only.
+ */
+final class BrokerProcess implements ClusterProbe.ProbedBroker {
+
+    private static final String LOG4J2 = String.join("\n",
+            "rootLogger.level=INFO",
+            "rootLogger.appenderRef.out.ref=out",
+            "appender.out.type=Console",
+            "appender.out.name=out",
+            "appender.out.layout.type=PatternLayout",
+            "appender.out.layout.pattern=[%d] %p %m (%c)%n",
+            "logger.state.name=state.change.logger",
+            "logger.state.level=WARN",
+            "");
+
+    final int id;
+    final Path dir;
+    final int externalPort;
+    final int internalPort;
+    final int controllerPort;
+    final LatencyProxy proxy;
+    private Process process;
+    private boolean paused;
+
+    private BrokerProcess(int id, Path dir, int[] ports, LatencyProxy proxy) {
+        this.id = id;
+        this.dir = dir;
+        this.externalPort = ports[0];
+        this.internalPort = ports[1];
+        this.controllerPort = ports[2];
+        this.proxy = proxy;
+    }
+
+    /** Reserves ports and the proxy for node {@code id}; starts nothing yet. */
+    static BrokerProcess allocate(int id, Path clusterDir) throws IOException {
+        int[] ports = freeLoopbackPorts(3);
+        LatencyProxy proxy = new LatencyProxy("broker-" + id,
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[0]));
+        Path dir = clusterDir.resolve("broker-" + id);
+        Files.createDirectories(dir);
+        return new BrokerProcess(id, dir, ports, proxy);
+    }
+
+    @Override
+    public int id() {
+        return id;
+    }
+
+    /** Clients reach the broker through its proxy. */
+    @Override
+    public String clientAddress() {
+        return "127.0.0.1:" + proxy.port();
+    }
+
+    String controllerVoter() {
+        return id + "@127.0.0.1:" + controllerPort;
+    }
+
+    Path logFile() {
+        return dir.resolve("broker.log");
+    }
+
+    Path dataDir() {
+        return dir.resolve("data");
+    }
+
+    /** Writes server.properties: the node's own settings, then the cluster's, then overrides. */
+    void writeConfig(String quorumVoters, Map<String, String> clusterSettings) {
+        Properties props = new Properties();
+        props.putAll(clusterSettings);
+        props.put("process.roles", "broker,controller");
+        props.put("node.id", Integer.toString(id));
+        props.put("controller.quorum.voters", quorumVoters);
+        props.put("listeners", "EXTERNAL://127.0.0.1:" + externalPort + ",INTERNAL://127.0.0.1:" + internalPort
+                + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        props.put("advertised.listeners", "EXTERNAL://" + clientAddress() + ",INTERNAL://127.0.0.1:" + internalPort);
+        props.put("listener.security.protocol.map", "EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("inter.broker.listener.name", "INTERNAL");
+        props.put("controller.listener.names", "CONTROLLER");
+        props.put("log.dirs", dataDir().toAbsolutePath().toString());
+        try (Writer out = Files.newBufferedWriter(dir.resolve("server.properties"), StandardCharsets.UTF_8)) {
+            props.store(out, "kscale broker " + id);
+            Files.writeString(dir.resolve("log4j2.properties"), LOG4J2);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Runs kafka-storage format for this node and waits for it. */
+    void format(String classpath, String clusterId, String heap) {
+        Process format = launch(classpath, heap, dir.resolve("format.log"),
+                List.of("kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile()));
+        try {
+            if (!format.waitFor(2, TimeUnit.MINUTES) || format.exitValue() != 0) {
+                format.destroyForcibly();
+                throw new IllegalStateException("Formatting broker " + id + " failed; see " + dir.resolve("format.log"));
+            }
+        } catch (InterruptedException e) {
+            format.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while formatting broker " + id, e);
+        }
+    }
+
+    synchronized void start(String classpath, String heap) {
+        if (isRunning()) {
+            throw new IllegalStateException("Broker " + id + " is already running");
+        }
+        process = launch(classpath, heap, logFile(), List.of("kafka.Kafka", configFile()));
+        paused = false;
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    synchronized long pid() {
+        if (process == null) {
+            throw new IllegalStateException("Broker " + id + " was never started");
+        }
+        return process.pid();
+    }
+
+    synchronized void pause() {
+        requireRunning();
+        if (!Signals.send("STOP", process.pid())) {
+            throw new IllegalStateException("Could not pause broker " + id);
+        }
+        paused = true;
+    }
+
+    synchronized void resume() {
+        requireRunning();
+        if (!Signals.send("CONT", process.pid())) {
+            throw new IllegalStateException("Could not resume broker " + id);
+        }
+        paused = false;
+    }
+
+    /** kill -9, then wait for the process to be gone; connections through the proxy are dropped. */
+    synchronized void kill() {
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        awaitExit(Duration.ofSeconds(30));
+        paused = false;
+        proxy.dropConnections();
+    }
+
+    /** Asks the broker to shut down (SIGTERM); {@link #awaitStopped} waits for it. */
+    synchronized void requestStop() {
+        if (isRunning()) {
+            if (paused) {
+                Signals.send("CONT", process.pid());
+                paused = false;
+            }
+            // Not Process.destroy(): it also closes the child's stdin, and BrokerMain would
+            // take that for a dead parent and halt before Kafka's own clean shutdown ran.
+            Signals.send("TERM", process.pid());
+        }
+    }
+
+    /** Waits up to {@code timeout} for the process to exit, then kills it. */
+    void awaitStopped(Duration timeout) {
+        Process current;
+        synchronized (this) {
+            current = process;
+        }
+        if (current == null) {
+            return;
+        }
+        try {
+            if (!current.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                current.destroyForcibly();
+                current.waitFor(30, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            current.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String logTail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(logFile(), StandardCharsets.UTF_8);
+            return logFile() + " ends with:\n" + String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    private void requireRunning() {
+        if (!isRunning()) {
+            throw new IllegalStateException("Broker " + id + " is not running");
+        }
+    }
+
+    private void awaitExit(Duration timeout) {
+        try {
+            process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private String configFile() {
+        return dir.resolve("server.properties").toAbsolutePath().toString();
+    }
+
+    /**
+     * Starts {@code io.kscale.broker.BrokerMain <main class> args} in a new JVM. Its standard input
+     * stays an open pipe to this process: the child halts when this JVM dies.
+     */
+    private Process launch(String classpath, String heap, Path log, List<String> mainAndArgs) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xms64m");
+        command.add("-Xmx" + heap);
+        // Serial GC and C1 only: brokers here carry test loads, and the machine has few cores
+        // shared by several brokers and the clients; these start faster and burn less CPU.
+        command.add("-XX:+UseSerialGC");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-Djava.awt.headless=true");
+        command.add("-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties").toAbsolutePath());
+        command.add(OrphanReaper.ownerOption());
+        command.add("-cp");
+        command.add(classpath);
+        command.add("io.kscale.broker.BrokerMain");
+        command.addAll(mainAndArgs);
+        try {
+            return new ProcessBuilder(command)
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot start a JVM for broker " + id, e);
+        }
+    }
+
+    private static int[] freeLoopbackPorts(int count) throws IOException {
+        // Hold all sockets open until every port is picked, so the ports are distinct.
+        ServerSocket[] sockets = new ServerSocket[count];
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : sockets) {
+                if (socket != null) {
+                    socket.close();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+package io.kscale.lab.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A KRaft cluster of child JVM processes running {@code kafka.Kafka} from the
+ * {@code org.apache.kafka:kafka_2.13} artifact, each node a combined broker and controller on
+ * loopback ports, with its files under {@code <workDir>/<cluster>/broker-<id>/}.
+ *
+ * <p>No broker outlives the JVM that started it: a normal exit closes the cluster from a
+ * shutdown hook, and after {@code kill -9} each broker notices that its standard input (a pipe
+ * from this JVM) was closed and halts. Brokers left paused by a killed JVM are reaped by the
+ * next cluster start ({@link OrphanReaper}).
+ */
+public final class ProcessKafkaCluster implements KafkaCluster {
+
+    private static final Logger log = LoggerFactory.getLogger(ProcessKafkaCluster.class);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+    private final ClusterSpec spec;
+    private final Path clusterDir;
+    private final String classpath;
+    private final List<BrokerProcess> brokers;
+    private final ClusterProbe probe;
+    private boolean stopped;
+    private final Thread shutdownHook;
+
+    private ProcessKafkaCluster(ClusterSpec spec, Path clusterDir, String classpath, List<BrokerProcess> brokers) {
+        this.spec = spec;
+        this.clusterDir = clusterDir;
+        this.classpath = classpath;
+        this.brokers = brokers;
+        this.probe = new ClusterProbe(bootstrapServers());
+        this.shutdownHook = new Thread(this::stopBrokers, "kscale-cluster-shutdown");
+    }
+
+    /** Starts the cluster and returns once all brokers are registered and a topic with RF = N can be created. */
+    public static ProcessKafkaCluster start(ClusterSpec spec) {
+        reapOrphanedBrokers();
+        Path clusterDir = newClusterDir(spec.workDir());
+        List<BrokerProcess> brokers = new ArrayList<>();
+        try {
+            for (int id = 0; id < spec.brokers(); id++) {
+                brokers.add(BrokerProcess.allocate(id, clusterDir));
+            }
+        } catch (IOException e) {
+            brokers.forEach(b -> b.proxy.close());
+            throw new UncheckedIOException("Cannot reserve loopback ports", e);
+        }
+        String classpath = BrokerClasspath.prepare(clusterDir, spec.pluginJars());
+        ProcessKafkaCluster cluster = new ProcessKafkaCluster(spec, clusterDir, classpath, brokers);
+        Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
+        try {
+            cluster.formatAndStart();
+            return cluster;
+        } catch (RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Kills broker processes left behind by a lab JVM that is gone (for example one killed while
+     * its broker was paused). {@link #start} does this first; tools can call it on their own.
+     */
+    public static void reapOrphanedBrokers() {
+        OrphanReaper.reapOrphans();
+    }
+
+    private void formatAndStart() {
+        Instant begin = Instant.now();
+        String voters = brokers.stream().map(BrokerProcess::controllerVoter).collect(Collectors.joining(","));
+        Map<String, String> settings = brokerSettings(spec);
+        String clusterId = Uuid.randomUuid().toString();
+        brokers.forEach(b -> b.writeConfig(voters, settings));
+        // Formatting is a short JVM run per node: run them side by side.
+        CompletableFuture.allOf(brokers.stream()
+                .map(b -> CompletableFuture.runAsync(() -> b.format(classpath, clusterId, spec.brokerHeap())))
+                .toArray(CompletableFuture[]::new)).join();
+        brokers.forEach(b -> b.start(classpath, spec.brokerHeap()));
+        probe.awaitReady(brokers, spec.startupTimeout());
+        log.info("Kafka cluster of {} broker(s) ready at {} in {} ms (files in {})", brokers.size(),
+                bootstrapServers(), Duration.between(begin, Instant.now()).toMillis(), clusterDir);
+    }
+
+    /**
+     * The settings every node gets before the user's overrides: small-cluster replication
+     * factors, no automatic topic creation (a client touching a topic too early would create it
+     * with one partition), no initial rebalance delay, and few threads on a small machine.
+     */
+    static Map<String, String> brokerSettings(ClusterSpec spec) {
+        String internalReplication = Integer.toString(Math.min(3, spec.brokers()));
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("auto.create.topics.enable", "false");
+        settings.put("offsets.topic.replication.factor", internalReplication);
+        settings.put("offsets.topic.num.partitions", "10");
+        settings.put("transaction.state.log.replication.factor", internalReplication);
+        settings.put("transaction.state.log.min.isr", "1");
+        settings.put("share.coordinator.state.topic.replication.factor", internalReplication);
+        settings.put("share.coordinator.state.topic.min.isr", "1");
+        settings.put("group.initial.rebalance.delay.ms", "0");
+        settings.put("num.network.threads", "2");
+        settings.put("num.io.threads", "4");
+        settings.put("num.recovery.threads.per.data.dir", "1");
+        settings.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 * 1024 * 1024));
+        settings.putAll(spec.brokerProperties());
+        return settings;
+    }
+
+    private static Path newClusterDir(Path workDir) {
+        String name = "cluster-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
+                + "-" + ProcessHandle.current().pid() + "-" + Long.toHexString(System.nanoTime() & 0xffffff);
+        Path dir = workDir.resolve(name).toAbsolutePath();
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create " + dir, e);
+        }
+        return dir;
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return brokers.stream().map(BrokerProcess::clientAddress).collect(Collectors.joining(","));
+    }
+
+    @Override
+    public int brokerCount() {
+        return brokers.size();
+    }
+
+    @Override
+    public List<Integer> brokerIds() {
+        return IntStream.range(0, brokers.size()).boxed().collect(Collectors.toList());
+    }
+
+    /** The folder holding this cluster's logs and data. */
+    public Path directory() {
+        return clusterDir;
+    }
+
+    /** The operating-system process id of a running broker. */
+    public long pid(int brokerId) {
+        return broker(brokerId).pid();
+    }
+
+    @Override
+    public void pause(int brokerId) {
+        broker(brokerId).pause();
+        log.info("Paused broker {}", brokerId);
+    }
+
+    @Override
+    public void resume(int brokerId) {
+        broker(brokerId).resume();
+        log.info("Resumed broker {}", brokerId);
+    }
+
+    @Override
+    public void kill(int brokerId) {
+        broker(brokerId).kill();
+        log.info("Killed broker {} (kill -9)", brokerId);
+    }
+
+    @Override
+    public void restart(int brokerId) {
+        BrokerProcess broker = broker(brokerId);
+        broker.kill();
+        broker.start(classpath, spec.brokerHeap());
+        probe.awaitRegistered(broker, spec.startupTimeout());
+        log.info("Restarted broker {}", brokerId);
+    }
+
+    @Override
+    public void setLatency(int brokerId, Duration delay) {
+        broker(brokerId).proxy.setDelay(delay);
+    }
+
+    @Override
+    public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down: the hook runs too, and stopBrokers waits for it
+        }
+        stopBrokers();
+    }
+
+    /**
+     * Stops every broker (SIGTERM, then kill -9 after a timeout), closes the proxies, drops data.
+     * Synchronized so that a second caller (close() during the shutdown hook) returns only once
+     * the brokers are really gone.
+     */
+    private synchronized void stopBrokers() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        brokers.forEach(BrokerProcess::requestStop);
+        brokers.forEach(b -> b.awaitStopped(STOP_TIMEOUT));
+        brokers.forEach(b -> b.proxy.close());
+        brokers.forEach(b -> deleteRecursively(b.dataDir()));
+        log.info("Kafka cluster at {} stopped; logs kept in {}", bootstrapServers(), clusterDir);
+    }
+
+    private BrokerProcess broker(int brokerId) {
+        if (brokerId < 0 || brokerId >= brokers.size()) {
+            throw new IllegalArgumentException("broker id must be between 0 and " + (brokers.size() - 1)
+                    + ", got " + brokerId);
+        }
+        return brokers.get(brokerId);
+    }
+
+    private static void deleteRecursively(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.debug("Could not delete {}: {}", dir, e.toString());
+        }
+    }
+}
