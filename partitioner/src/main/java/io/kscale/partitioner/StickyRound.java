@@ -1,0 +1,261 @@
+package io.kscale.partitioner;
+
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * One round of a topic's sticky partitioning: every partition that can take records, once, in a
+ * random order, each with the carry it starts the round with. Immutable except for the decisions
+ * installed in {@link #slots}, each of which is written once.
+ *
+ * <h2>Design</h2>
+ * A round is the unit that keeps partitions level. Each partition owns a quota that grows by N
+ * bytes per visit and a carry, the bytes its total is ahead of that quota. A visit starts a stint
+ * whose target is {@code N - carry}; the stint ends with the record that reaches the target, so
+ * the new carry is the overshoot, {@code 0 <= carry < largest record}. Because every partition is
+ * visited once per round and its total is always its quota plus its carry, totals can never drift
+ * apart: after any complete round they are all within one record of each other.
+ *
+ * <p>Worked example, N = 100, three partitions, round 1 in order 2, 0, 1:
+ * <pre>
+ *   round 1  p2: target 100, records 60+50      = 110, carry 10
+ *            p0: target 100, records 30+30+30+30 = 120, carry 20
+ *            p1: target 100, records 70+70      = 140, carry 40
+ *   round 2 (new order 0, 2, 1; it may not start with p1, the partition just used)
+ *            p0: target  80, records 50+40      =  90, carry 10   total 210
+ *            p2: target  90, records 90         =  90, carry  0   total 200
+ *            p1: target  60, records 20+50      =  70, carry 10   total 210
+ * </pre>
+ * After round 2 every total is 2N plus a carry below the largest record (90), whatever the mix of
+ * sizes. Kafka's built-in partitioner picks the next partition at random instead, so its totals
+ * drift apart like a random walk (KIP-794 "uniform in expectation", not at every moment).
+ *
+ * <p>Why the bound of {@link TopicStickiness} holds (R = largest record so far): a partition's
+ * total is {@code N * visits + carry}. Partitions that could take records throughout were each
+ * visited once per round, so their visit counts differ by at most one, say k or k + 1. A finished
+ * visit leaves {@code 0 <= carry < R}, and the open stint adds less than {@code N - carry + R}. So
+ * every total lies in {@code [kN, (k + 1)N + R)}: the spread is below {@code N + R}. Only a
+ * fast-forward (below) can leave one partition, the one just used, with a carry down to
+ * {@code -R}, which widens the interval to {@code N + 2R}; both are within {@code 2(N + R)}.
+ *
+ * <p>Records larger than N make a carry reach N. Such a partition is a whole stint ahead, so its
+ * visit is a {@link Stint.Kind#SKIP}: no records, carry minus N. When every partition but the one
+ * just used would skip, the next round starts "fast-forwarded": all carries drop by the largest
+ * multiple of N they share (the equivalent of that many all-skip rounds, done in one step).
+ *
+ * <h2>Concurrency</h2>
+ * Decisions are installed, not computed by one owner: {@link #decide} proposes the content of a
+ * slot from immutable data (carries at round start, frozen overshoots of closed stints, the
+ * caller's partition view, and this round's seed) and installs it with a compare-and-set. Any
+ * thread may therefore complete a switch another thread began (lock-free helping), and all of them
+ * agree on the result because they all read the installed slot. Slot {@code i < order.length}
+ * holds the {@link Stint} of {@code order[i]}; a slot may instead hold the {@code StickyRound}
+ * that continues the sequence, which ends this round there. The last slot always holds the next
+ * round. The round's randomness comes from its {@link #seed}, so helpers that race to build the
+ * next round shuffle identically unless their partition views differ; the compare-and-set picks
+ * one either way.
+ *
+ * <h2>Availability and expansion</h2>
+ * A round lists the partitions that had a leader when it was built; a partition without a leader
+ * at its turn is {@link Stint.Kind#ABSENT}: it neither takes records nor falls behind its quota,
+ * so when its leader returns it joins the next round with its old carry and gets one stint per
+ * round like everyone else, never its missed backlog. When the partition count grows, the next
+ * decision ends this round early and continues in a spliced round: the partitions not yet visited
+ * in this round plus the new ones, shuffled together, so new partitions get traffic from the next
+ * switch on while the visited ones are not visited twice.
+ */
+final class StickyRound {
+
+    /** The golden-ratio increment of SplitMix64, used to derive one round's seed from the previous. */
+    private static final long SEED_GAMMA = 0x9E3779B97F4A7C15L;
+
+    private final int[] order;
+    /** Carry of every partition of the topic when this round starts (after any fast-forward). */
+    private final long[] carries;
+    private final int partitionCount;
+    private final long seed;
+    private final AtomicReferenceArray<Object> slots;
+
+    private StickyRound(int[] order, long[] carries, int partitionCount, long seed) {
+        this.order = order;
+        this.carries = carries;
+        this.partitionCount = partitionCount;
+        this.seed = seed;
+        this.slots = new AtomicReferenceArray<>(order.length + 1);
+    }
+
+    /**
+     * The first round of a topic: every available partition with carry 0, shuffled by {@code seed}.
+     *
+     * @param view the partitions of the topic
+     * @param seed seed of this round's shuffle; each later round derives its own from it
+     * @return the round
+     */
+    static StickyRound first(PartitionView view, long seed) {
+        int[] order = view.availablePartitions().clone();
+        shuffle(order, seed);
+        return new StickyRound(order, new long[view.partitionCount()], view.partitionCount(), seed);
+    }
+
+    /** Number of visits in this round. */
+    int size() {
+        return order.length;
+    }
+
+    /**
+     * The decision at {@code index} of this round: a {@link Stint} for {@code order[index]}, or the
+     * {@code StickyRound} that takes over from this index on. Returns the installed decision if
+     * there is one, else proposes one and installs it (another thread's concurrent proposal may win,
+     * in which case that one is returned).
+     *
+     * @param index position in this round, {@code 0 <= index <= size()}
+     * @param origin the last PRODUCE stint before this index; its partition is avoided as the first
+     *     stint of a new round, and the next stint's sequence follows its sequence
+     * @param view the caller's view of the topic's partitions
+     * @param stickyBytes N, at least 1
+     * @return a {@link Stint} or a {@code StickyRound}
+     */
+    Object decide(int index, Stint origin, PartitionView view, long stickyBytes) {
+        Object installed = slots.get(index);
+        if (installed != null) {
+            return installed;
+        }
+        Object proposal = propose(index, origin, view, stickyBytes);
+        if (slots.compareAndSet(index, null, proposal)) {
+            return proposal;
+        }
+        return slots.get(index);
+    }
+
+    private Object propose(int index, Stint origin, PartitionView view, long stickyBytes) {
+        int avoid = origin == null ? -1 : origin.partition;
+        long sequence = origin == null ? 0 : origin.sequence + 1;
+        if (index == order.length) {
+            return following(index, avoid, view, stickyBytes);
+        }
+        if (view.partitionCount() > partitionCount) {
+            return spliced(index, avoid, view, stickyBytes);
+        }
+        int partition = order[index];
+        long carry = carries[partition];
+        if (!view.isAvailable(partition)) {
+            return Stint.absent(partition, carry, sequence, this, index);
+        }
+        if (carry >= stickyBytes) {
+            return Stint.skip(partition, stickyBytes, carry, sequence, this, index);
+        }
+        return Stint.produce(partition, stickyBytes - carry, carry, sequence, this, index);
+    }
+
+    /** The full round after this one, which starts at {@code endIndex} (all visits before it are over). */
+    private StickyRound following(int endIndex, int avoid, PartitionView view, long stickyBytes) {
+        long[] nextCarries = carriesBefore(endIndex, Math.max(view.partitionCount(), carries.length));
+        int[] nextOrder = view.availablePartitions().clone();
+        long nextSeed = mix64(seed + SEED_GAMMA);
+        shuffle(nextOrder, nextSeed);
+        fastForward(nextOrder, nextCarries, avoid, stickyBytes);
+        bringForward(nextOrder, nextCarries, avoid, stickyBytes);
+        return new StickyRound(nextOrder, nextCarries, view.partitionCount(), nextSeed);
+    }
+
+    /**
+     * The rest of this round from {@code index} on, joined by the partitions that appeared since it
+     * was built. Visited partitions keep their visit; the rest and the new ones share what is left.
+     */
+    private StickyRound spliced(int index, int avoid, PartitionView view, long stickyBytes) {
+        int count = view.partitionCount();
+        long[] nextCarries = carriesBefore(index, Math.max(count, carries.length));
+        int[] nextOrder = new int[order.length - index + count - partitionCount];
+        int length = 0;
+        for (int i = index; i < order.length; i++) {
+            nextOrder[length++] = order[i];
+        }
+        for (int partition = partitionCount; partition < count; partition++) {
+            if (view.isAvailable(partition)) {
+                nextOrder[length++] = partition;
+            }
+        }
+        nextOrder = Arrays.copyOf(nextOrder, length);
+        long nextSeed = mix64(seed ^ (SEED_GAMMA * (index + 1)));
+        shuffle(nextOrder, nextSeed);
+        bringForward(nextOrder, nextCarries, avoid, stickyBytes);
+        return new StickyRound(nextOrder, nextCarries, count, nextSeed);
+    }
+
+    /**
+     * Carries after the visits at positions {@code [0, endIndex)}: the round's starting carries
+     * updated by each visit. Every visit before {@code endIndex} is over, so each carry is frozen.
+     */
+    private long[] carriesBefore(int endIndex, int length) {
+        long[] result = Arrays.copyOf(carries, length);
+        for (int i = 0; i < endIndex; i++) {
+            Stint visit = (Stint) slots.get(i);
+            result[visit.partition] = visit.carryAfter();
+        }
+        return result;
+    }
+
+    /**
+     * Skips the all-skip rounds in one step: if every partition but {@code avoid} is at least N
+     * ahead, lowers every carry by the largest multiple of N that keeps those carries >= 0. Without
+     * this, records much larger than N would cost up to (largest record / N) empty rounds per switch.
+     * Measuring the minimum without {@code avoid} also guarantees that some other partition can
+     * take the first stint, so a round never starts with the partition just used.
+     */
+    private static void fastForward(int[] order, long[] carries, int avoid, long stickyBytes) {
+        long min = Long.MAX_VALUE;
+        for (int partition : order) {
+            if (partition != avoid) {
+                min = Math.min(min, carries[partition]);
+            }
+        }
+        if (min == Long.MAX_VALUE) {
+            for (int partition : order) {
+                min = Math.min(min, carries[partition]);
+            }
+        }
+        if (min == Long.MAX_VALUE || min < stickyBytes) {
+            return;
+        }
+        long rounds = min / stickyBytes;
+        for (int partition : order) {
+            carries[partition] -= rounds * stickyBytes;
+        }
+    }
+
+    /** Moves the first partition that will take records and is not {@code avoid} to the front. */
+    private static void bringForward(int[] order, long[] carries, int avoid, long stickyBytes) {
+        for (int i = 0; i < order.length; i++) {
+            int partition = order[i];
+            if (partition != avoid && carries[partition] < stickyBytes) {
+                order[i] = order[0];
+                order[0] = partition;
+                return;
+            }
+        }
+    }
+
+    /** Fisher-Yates shuffle driven by {@code seed}, so that every helper shuffles alike. */
+    private static void shuffle(int[] order, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        for (int i = order.length - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int swapped = order[i];
+            order[i] = order[j];
+            order[j] = swapped;
+        }
+    }
+
+    /** SplitMix64's finaliser: a well-mixed seed for the next round from this one. */
+    private static long mix64(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    @Override
+    public String toString() {
+        return "StickyRound(order=" + Arrays.toString(order) + ")";
+    }
+}
