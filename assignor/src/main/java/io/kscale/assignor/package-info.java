@@ -3,7 +3,8 @@
  * is multiplied (Samza SEP-5) and keeps a task on its caught-up prior owner while a new owner
  * warms up (KIP-441).
  *
- * <p>Not built yet: {@code KeyPreservingAssignor} (issue 4) and the placement engine in
- * {@code io.kscale.assignor.placement} (issue 5) land here.
+ * <p>The pure placement engine that decides active, standby and warmup tasks lives in
+ * {@code io.kscale.assignor.placement} (issue 5). Not built yet: {@code KeyPreservingAssignor}
+ * (issue 4), which will land in this package and call the engine.
  */
 package io.kscale.assignor;

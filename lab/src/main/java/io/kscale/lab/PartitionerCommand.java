@@ -1,27 +1,21 @@
 package io.kscale.lab;
 
-import io.kscale.lab.cluster.ClusterSpec;
 import io.kscale.lab.cluster.KafkaCluster;
-import io.kscale.lab.cluster.KafkaClusters;
 import io.kscale.lab.partitioner.PartitionerPeer;
 import io.kscale.lab.partitioner.PartitionerReport;
 import io.kscale.lab.partitioner.PartitionerRun;
 import io.kscale.lab.partitioner.PartitionerScenario;
 import io.kscale.lab.partitioner.PartitionerSettings;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -45,17 +39,8 @@ final class PartitionerCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--brokers", defaultValue = "3", paramLabel = "N",
-            description = "Brokers of the embedded cluster, 1 to 5 (default: ${DEFAULT-VALUE}).")
-    private int brokers;
-
-    @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT",
-            description = "Use this cluster instead of starting one (no latency is added then).")
-    private String bootstrapServer;
-
-    @Option(names = "--command-config", paramLabel = "FILE",
-            description = "Client settings for --bootstrap-server (security, etc.), as a properties file.")
-    private Path commandConfig;
+    @Mixin
+    private TargetClusterOptions target;
 
     @Option(names = "--partitioners", split = ",", paramLabel = "NAME",
             defaultValue = "kscale,built-in,round-robin,kip-480",
@@ -116,22 +101,21 @@ final class PartitionerCommand implements Callable<Integer> {
                 .slowBroker(slowBroker)
                 .addedLatency(Duration.ofMillis(latencyMs))
                 .rounds(rounds)
-                .extraProducerProperties(readConfig(commandConfig))
+                .extraProducerProperties(target.commandConfig())
                 .build();
         PartitionerScenario scenario = new PartitionerScenario(settings);
         List<PartitionerRun> runs;
         String setup;
-        if (bootstrapServer != null) {
-            Map<String, Object> client = new HashMap<>(readConfig(commandConfig));
-            client.put("bootstrap.servers", bootstrapServer);
-            setup = String.format(Locale.ROOT, "Cluster %s (no latency added). %s", bootstrapServer, describe(settings));
+        if (target.userCluster()) {
+            setup = String.format(Locale.ROOT, "Cluster %s (no latency added). %s", target.bootstrapServer,
+                    describe(settings));
             out.println(setup);
             out.flush();
-            runs = scenario.runOn(client);
+            runs = scenario.runOn(target.userClusterProperties());
         } else {
-            try (KafkaCluster cluster = KafkaClusters.start(ClusterSpec.builder().brokers(brokers).build())) {
+            try (KafkaCluster cluster = target.startEmbedded()) {
                 setup = String.format(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback), broker %d"
-                        + " slowed by %d ms. %s", brokers, slowBroker, latencyMs, describe(settings));
+                        + " slowed by %d ms. %s", cluster.brokerCount(), slowBroker, latencyMs, describe(settings));
                 out.println(setup);
                 out.flush();
                 runs = scenario.runOn(cluster);
@@ -169,17 +153,5 @@ final class PartitionerCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("duration must look like 500ms, 30s or 2m, got '" + text + "'");
         }
-    }
-
-    static Map<String, Object> readConfig(Path file) throws IOException {
-        Map<String, Object> props = new HashMap<>();
-        if (file != null) {
-            Properties properties = new Properties();
-            try (InputStream in = Files.newInputStream(file)) {
-                properties.load(in);
-            }
-            properties.stringPropertyNames().forEach(k -> props.put(k, properties.getProperty(k)));
-        }
-        return props;
     }
 }

@@ -24,7 +24,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -240,11 +239,6 @@ public final class DockerKafkaCluster implements KafkaCluster {
     @Override
     public int brokerCount() {
         return brokers.size();
-    }
-
-    @Override
-    public List<Integer> brokerIds() {
-        return IntStream.range(0, brokers.size()).boxed().collect(Collectors.toList());
     }
 
     /** The folder that receives the containers' logs on {@link #close()}. */

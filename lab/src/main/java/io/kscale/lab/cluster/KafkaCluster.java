@@ -3,6 +3,8 @@ package io.kscale.lab.cluster;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * A real Apache Kafka cluster that the lab and the integration tests run against, with the
@@ -29,7 +31,9 @@ public interface KafkaCluster extends AutoCloseable {
     int brokerCount();
 
     /** The node ids, {@code 0 .. brokerCount() - 1}. */
-    List<Integer> brokerIds();
+    default List<Integer> brokerIds() {
+        return IntStream.range(0, brokerCount()).boxed().collect(Collectors.toList());
+    }
 
     /** Freezes a broker (SIGSTOP): it keeps its sockets open but answers nothing. */
     void pause(int brokerId);

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
@@ -146,11 +145,6 @@ public final class ProcessKafkaCluster implements KafkaCluster {
     @Override
     public int brokerCount() {
         return brokers.size();
-    }
-
-    @Override
-    public List<Integer> brokerIds() {
-        return IntStream.range(0, brokers.size()).boxed().collect(Collectors.toList());
     }
 
     /** The folder holding this cluster's logs and data. */

@@ -1,0 +1,94 @@
+package io.kscale.assignor.placement;
+
+import io.kscale.assignor.placement.ActivePlanner.PendingMove;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Spends the warmup budget ({@code maxWarmups} copies at once, across all clients) on the pending
+ * moves that bring balance soonest, and decides when to look again.
+ *
+ * <p>Pending moves whose target client already got a standby copy need no warmup. The others
+ * are ranked by the target's lag (smallest first: it catches up first; unknown lags last), then
+ * by weight (lightest first: it restores fastest), then task id; the first {@code maxWarmups}
+ * get a warmup, the rest are deferred. Kafka Streams' HighAvailabilityTaskAssignor hands its
+ * warmups out in task order instead, so a nearly caught-up copy may wait behind an empty one.
+ *
+ * <p>The follow-up rule is documented on {@link Placement#followUp()}. Example: acceptable lag
+ * 10,000, 1,000 records/s, warmups with lags 40,000 and 130,000: predicted catch-up in 30 s and
+ * 120 s, so the follow-up comes after 30 s (within [minFollowUpDelay, probingInterval]); the
+ * copy that is ready then is promoted, and the freed budget starts the next warmup.
+ */
+final class WarmupPlanner {
+
+    /** Pairs {task, client} of the warmups, in task order of the ranking. */
+    final List<int[]> warmups = new ArrayList<>();
+    int deferred;
+    FollowUp followUp = FollowUp.none();
+
+    private WarmupPlanner() {
+    }
+
+    static WarmupPlanner plan(Model model, CaughtUpClients caught, ActivePlanner actives, StandbyPlanner standbys) {
+        WarmupPlanner plan = new WarmupPlanner();
+        List<PendingMove> needWarmup = new ArrayList<>();
+        List<int[]> catchingUp = new ArrayList<>();
+        for (PendingMove move : actives.pending) {
+            if (contains(standbys.standbys[move.task], move.target)) {
+                catchingUp.add(new int[] {move.task, move.target});
+            } else {
+                needWarmup.add(move);
+            }
+        }
+        needWarmup.sort(Comparator.<PendingMove>comparingLong(move -> caught.lag(move.task, move.target))
+                .thenComparingLong(move -> model.weight[move.task]).thenComparingInt(move -> move.task));
+        int budget = model.settings.maxWarmups();
+        for (PendingMove move : needWarmup) {
+            if (plan.warmups.size() < budget) {
+                plan.warmups.add(new int[] {move.task, move.target});
+            } else {
+                plan.deferred++;
+            }
+        }
+        catchingUp.addAll(plan.warmups);
+        plan.followUp = followUp(model, caught, catchingUp);
+        return plan;
+    }
+
+    private static boolean contains(int[] clients, int client) {
+        for (int c : clients) {
+            if (c == client) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static FollowUp followUp(Model model, CaughtUpClients caught, List<int[]> catchingUp) {
+        if (catchingUp.isEmpty()) {
+            return FollowUp.none();
+        }
+        PlacementSettings settings = model.settings;
+        Duration soonest = settings.probingInterval();
+        for (int[] copy : catchingUp) {
+            Duration predicted = catchUpTime(settings, caught.lag(copy[0], copy[1]));
+            if (predicted.compareTo(soonest) < 0) {
+                soonest = predicted;
+            }
+        }
+        return FollowUp.after(soonest.compareTo(settings.minFollowUpDelay()) < 0 ? settings.minFollowUpDelay() : soonest);
+    }
+
+    /** @return the predicted catch-up time, or the probing interval if the lag or the rate is unknown */
+    private static Duration catchUpTime(PlacementSettings settings, long lag) {
+        long rate = settings.restoreRecordsPerSecond();
+        if (rate == 0 || lag == Model.UNKNOWN) {
+            return settings.probingInterval();
+        }
+        long remaining = Math.max(0, lag - settings.acceptableRecoveryLag());
+        long seconds = remaining / rate + (remaining % rate == 0 ? 0 : 1);
+        return Duration.ofSeconds(seconds);
+    }
+}
