@@ -1,0 +1,189 @@
+package io.kscale.assignor.layout;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.zip.CRC32C;
+
+/**
+ * The binary form of a {@link GroupLayout}: small enough for every member's subscription userData,
+ * stable enough to be stored durably (a compacted topic keyed by group id), and versioned from
+ * its first release, like the sticky assignor's {@code USER_DATA_V0}. Only JDK types.
+ *
+ * <p>Format, version 0 (multi-byte integers big-endian; varints unsigned LEB128, see
+ * {@link Varints}):
+ * <pre>
+ *   offset  size   field
+ *   0       1      magic 0x4C ('L')
+ *   1       1      version: 0
+ *   2       4      CRC32C of every byte of the message except these four (offsets 0-1 and 6-end)
+ *   6       1-9    epoch, varint
+ *           1-3    topic count, varint (at most {@link GroupLayout#MAX_TOPICS})
+ *   then per topic, in ascending name order:
+ *           1-2    bytes shared with the previous topic's name, varint (0 for the first)
+ *           1-2    length of the rest of the name, varint (at least 1)
+ *           n      the rest of the name, ASCII ([a-zA-Z0-9._-], at most 249 bytes in all)
+ *           1-3    T, varint (1 to {@link TopicLayout#MAX_COUNT})
+ *           1-3    partition count, varint (1 to {@link TopicLayout#MAX_COUNT})
+ * </pre>
+ * Why front coding of names: topics of one application share long prefixes
+ * ({@code payments.eu.orders-0..99}), so a name usually costs two bytes plus its changed tail.
+ * Example: epoch 3 with {@code orders} (T=4, 8 partitions) and {@code orders-dlq} (T=4, 4):
+ * {@code 4C 00 <crc:4> 03 02 | 00 06 "orders" 04 08 | 06 04 "-dlq" 04 04}, 26 bytes.
+ *
+ * <p>Compatibility, the contract for every later version: bytes 0-5 keep their meaning, and a
+ * new version only appends after the version 0 body. A reader decodes a higher version by that
+ * prefix and ignores the rest, so members on mixed versions keep sharing T during a rolling
+ * upgrade; an incompatible change needs a new magic byte, which old readers reject. A version 0
+ * message with bytes after its body is rejected.
+ *
+ * <p>Untrusted input: {@link #decode(ByteBuffer)} never throws for any bytes. The checksum
+ * rejects accidental corruption (every single-bit flip, every truncation); the bounds on every
+ * count and length, each checked against the bytes left before anything is allocated, keep
+ * hostile input from allocating more than a few times its own size. Decoding is strict: a message
+ * that decodes has exactly one encoding, so re-encoding gives back the same bytes.
+ */
+public final class LayoutCodec {
+
+    static final byte MAGIC = 0x4C;
+    static final byte VERSION_0 = 0;
+    static final int HEADER_SIZE = 6;
+    static final int CRC_OFFSET = 2;
+    /** The fewest bytes a topic takes: shared prefix, rest length, one name byte, T, count. */
+    private static final int MIN_TOPIC_SIZE = 5;
+
+    private LayoutCodec() {
+    }
+
+    /**
+     * Encodes a layout in the current version.
+     *
+     * @param layout the layout
+     * @return a new heap buffer holding exactly the message, positioned at 0
+     */
+    public static ByteBuffer encode(GroupLayout layout) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(HEADER_SIZE + 16 + 12 * layout.byName().size());
+        out.write(MAGIC);
+        out.write(VERSION_0);
+        out.write(0);
+        out.write(0);
+        out.write(0);
+        out.write(0);
+        Varints.write(out, layout.epoch());
+        Varints.write(out, layout.byName().size());
+        byte[] previous = new byte[0];
+        for (TopicLayout topic : layout.byName().values()) {
+            byte[] name = topic.topic().getBytes(StandardCharsets.US_ASCII);
+            int shared = sharedPrefix(previous, name);
+            Varints.write(out, shared);
+            Varints.write(out, name.length - shared);
+            out.write(name, shared, name.length - shared);
+            Varints.write(out, topic.taskCount());
+            Varints.write(out, topic.partitionCount());
+            previous = name;
+        }
+        ByteBuffer message = ByteBuffer.wrap(out.toByteArray());
+        message.putInt(CRC_OFFSET, checksum(message));
+        return message;
+    }
+
+    /**
+     * Decodes a layout from any bytes: subscription userData from a member on any version,
+     * another assignor's data, a stored record, garbage.
+     *
+     * @param buffer the message, from its position to its limit; not modified, its position
+     *               does not move; may be null
+     * @return the layout, or empty if the bytes are not a well-formed layout message of a known
+     *         magic byte; never throws
+     */
+    public static Optional<GroupLayout> decode(ByteBuffer buffer) {
+        if (buffer == null || buffer.remaining() < HEADER_SIZE + 2) {
+            return Optional.empty();
+        }
+        ByteBuffer message = buffer.slice().order(ByteOrder.BIG_ENDIAN);
+        if (message.get(0) != MAGIC || message.getInt(CRC_OFFSET) != checksum(message)) {
+            return Optional.empty();
+        }
+        int version = message.get(1) & 0xFF;
+        message.position(HEADER_SIZE);
+        GroupLayout layout = readBody(message);
+        if (layout == null || (version == VERSION_0 && message.hasRemaining())) {
+            return Optional.empty();
+        }
+        return Optional.of(layout);
+    }
+
+    /** @return the layout, or null if the body is malformed */
+    private static GroupLayout readBody(ByteBuffer in) {
+        long epoch = Varints.read(in, Long.MAX_VALUE);
+        long count = Varints.read(in, GroupLayout.MAX_TOPICS);
+        if (epoch < 0 || count < 0 || count > in.remaining() / MIN_TOPIC_SIZE) {
+            return null;
+        }
+        SortedMap<String, TopicLayout> topics = new TreeMap<>();
+        byte[] previous = new byte[0];
+        String previousName = null;
+        for (long i = 0; i < count; i++) {
+            byte[] name = readName(in, previous);
+            if (name == null) {
+                return null;
+            }
+            String topic = new String(name, StandardCharsets.US_ASCII);
+            long taskCount = Varints.read(in, TopicLayout.MAX_COUNT);
+            long partitionCount = Varints.read(in, TopicLayout.MAX_COUNT);
+            if (!TopicLayout.isLegalName(topic) || (previousName != null && topic.compareTo(previousName) <= 0)
+                    || taskCount < 1 || partitionCount < 1) {
+                return null;
+            }
+            topics.put(topic, TopicLayout.of(topic, (int) taskCount, (int) partitionCount));
+            previous = name;
+            previousName = topic;
+        }
+        return GroupLayout.ofSorted(epoch, topics);
+    }
+
+    /** @return the name's bytes, legal characters only, front-coded in the one canonical way; or null */
+    private static byte[] readName(ByteBuffer in, byte[] previous) {
+        long shared = Varints.read(in, previous.length);
+        long rest = Varints.read(in, TopicLayout.MAX_NAME_LENGTH);
+        if (shared < 0 || rest < 1 || shared + rest > TopicLayout.MAX_NAME_LENGTH || rest > in.remaining()) {
+            return null;
+        }
+        byte[] name = new byte[(int) (shared + rest)];
+        System.arraycopy(previous, 0, name, 0, (int) shared);
+        in.get(name, (int) shared, (int) rest);
+        for (int i = (int) shared; i < name.length; i++) {
+            if (!TopicLayout.isLegalChar(name[i])) {
+                return null;
+            }
+        }
+        if (shared < previous.length && previous[(int) shared] == name[(int) shared]) {
+            return null; // the writer always shares the longest common prefix
+        }
+        return name;
+    }
+
+    private static int sharedPrefix(byte[] a, byte[] b) {
+        int max = Math.min(a.length, b.length);
+        int i = 0;
+        while (i < max && a[i] == b[i]) {
+            i++;
+        }
+        return i;
+    }
+
+    /** CRC32C over the whole message but the checksum field, so magic and version are covered. */
+    private static int checksum(ByteBuffer message) {
+        CRC32C crc = new CRC32C();
+        ByteBuffer part = message.duplicate();
+        part.position(0).limit(CRC_OFFSET);
+        crc.update(part);
+        part.limit(message.limit()).position(HEADER_SIZE);
+        crc.update(part);
+        return (int) crc.getValue();
+    }
+}

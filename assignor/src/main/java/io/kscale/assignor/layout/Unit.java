@@ -1,0 +1,98 @@
+package io.kscale.assignor.layout;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/**
+ * One unit of assignment: task {@code t} of every topic with task count T, the co-partitioned
+ * topics of a group. A unit always goes to one member, so records with the same key in two
+ * topics with the same T (a join) meet in one consumer, as Samza's {@code GroupByPartition} and
+ * Kafka Streams' co-partitioning ensure. Immutable.
+ *
+ * <p>Example: {@code orders} (T=4, 8 partitions) and {@code payments} (T=4, 4 partitions): unit
+ * {@code 4:1} holds orders 1 and 5 and payments 1, weight 3.
+ */
+public final class Unit {
+
+    private final int taskCount;
+    private final int task;
+    private final List<TopicLayout> topics;
+    private final long weight;
+
+    Unit(int taskCount, int task, List<TopicLayout> topics) {
+        this.taskCount = taskCount;
+        this.task = task;
+        this.topics = topics;
+        long sum = 0;
+        for (TopicLayout topic : topics) {
+            sum += topic.partitionCountOf(task);
+        }
+        this.weight = sum;
+    }
+
+    /**
+     * A name for the unit that stays the same while T does: {@code "<T>:<task>"}, e.g.
+     * {@code "4:1"}. Expansions add partitions to a unit without renaming it, so placement can
+     * stay sticky.
+     *
+     * @return the unit id
+     */
+    public String id() {
+        return taskCount + ":" + task;
+    }
+
+    /** @return T, shared by every topic of the unit */
+    public int taskCount() {
+        return taskCount;
+    }
+
+    /** @return the task index, from 0 to T - 1 */
+    public int task() {
+        return task;
+    }
+
+    /** @return the co-partitioned topics, in name order; a topic may hold no partition of this task yet */
+    public List<String> topics() {
+        return topics.stream().map(TopicLayout::topic).collect(Collectors.toUnmodifiableList());
+    }
+
+    /**
+     * @param topic a topic
+     * @return the unit's partitions of the topic in ascending order; empty if the topic is not in the unit
+     */
+    public int[] partitions(String topic) {
+        for (TopicLayout layout : topics) {
+            if (layout.topic().equals(topic)) {
+                return layout.partitionsOf(task);
+            }
+        }
+        return new int[0];
+    }
+
+    /** @return the number of partitions in the unit, at least 1: its share of load */
+    public long weight() {
+        return weight;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof Unit)) {
+            return false;
+        }
+        Unit that = (Unit) o;
+        return taskCount == that.taskCount && task == that.task && topics.equals(that.topics);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(taskCount, task, topics);
+    }
+
+    @Override
+    public String toString() {
+        return "unit " + id() + topics.stream().map(layout -> layout.topic() + Arrays.toString(layout.partitionsOf(task)))
+                .collect(Collectors.joining(", ", "{", "}"));
+    }
+}
