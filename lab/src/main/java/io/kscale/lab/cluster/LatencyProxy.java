@@ -101,6 +101,9 @@ final class LatencyProxy implements AutoCloseable {
             client.setTcpNoDelay(true);
             broker.setTcpNoDelay(true);
             broker.connect(target, 5_000);
+            if (isSelfConnected(broker)) {
+                throw new IOException("connected to itself: nothing listens on " + target);
+            }
         } catch (IOException e) {
             // The broker is down (killed or not started yet): the client sees a closed connection.
             closeQuietly(client);
@@ -113,6 +116,15 @@ final class LatencyProxy implements AutoCloseable {
         startDaemon("up", () -> pump(client, broker));
         startDaemon("down", () -> readResponses(broker, responses, client));
         startDaemon("release", () -> releaseResponses(responses, client, broker));
+    }
+
+    /**
+     * On Linux a connect to a free ephemeral loopback port can pick that same port as its source
+     * and connect to itself (TCP simultaneous open). The proxy would then echo requests back to
+     * the client forever instead of failing like a dead broker.
+     */
+    private static boolean isSelfConnected(Socket socket) {
+        return socket.getLocalPort() == socket.getPort() && socket.getLocalAddress().equals(socket.getInetAddress());
     }
 
     private void startDaemon(String role, Runnable body) {

@@ -66,10 +66,16 @@ class LatencyProxyTest {
 
     @Test
     void shouldCloseTheClientWhenTheTargetIsDown() throws IOException {
-        echoServer.close();
-        try (Socket client = connect()) {
-            client.setSoTimeout(5_000);
-            assertThat(client.getInputStream().read()).isEqualTo(-1);
+        // A bound socket that never listens holds the port, so a connect to it is refused at once
+        // and no other socket can take the port (a closed server's port could be reused).
+        try (Socket portHolder = new Socket()) {
+            portHolder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            try (LatencyProxy downProxy = new LatencyProxy("down", (InetSocketAddress) portHolder.getLocalSocketAddress());
+                    Socket client = new Socket(InetAddress.getLoopbackAddress(), downProxy.port())) {
+                // Longer than the proxy's 5 s connect timeout: a hang fails with a clear read timeout.
+                client.setSoTimeout(20_000);
+                assertThat(client.getInputStream().read()).isEqualTo(-1);
+            }
         }
     }
 
