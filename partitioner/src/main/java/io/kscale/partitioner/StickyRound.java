@@ -2,12 +2,10 @@ package io.kscale.partitioner;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One round of a topic's sticky partitioning: every partition that can take records, once, in a
- * random order, each with the carry it starts the round with. Immutable except for the decisions
- * installed in {@link #slots}, each of which is written once.
+ * random order, each with the carry it starts the round with.
  *
  * <h2>Design</h2>
  * A round is the unit that keeps partitions level. Each partition owns a quota that grows by N
@@ -40,30 +38,28 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * {@code -R}, which widens the interval to {@code N + 2R}; both are within {@code 2(N + R)}.
  *
  * <p>Records larger than N make a carry reach N. Such a partition is a whole stint ahead, so its
- * visit is a {@link Stint.Kind#SKIP}: no records, carry minus N. When every partition but the one
- * just used would skip, the next round starts "fast-forwarded": all carries drop by the largest
- * multiple of N they share (the equivalent of that many all-skip rounds, done in one step).
- *
- * <h2>Concurrency</h2>
- * Decisions are installed, not computed by one owner: {@link #decide} proposes the content of a
- * slot from immutable data (carries at round start, frozen overshoots of closed stints, the
- * caller's partition view, and this round's seed) and installs it with a compare-and-set. Any
- * thread may therefore complete a switch another thread began (lock-free helping), and all of them
- * agree on the result because they all read the installed slot. Slot {@code i < order.length}
- * holds the {@link Stint} of {@code order[i]}; a slot may instead hold the {@code StickyRound}
- * that continues the sequence, which ends this round there. The last slot always holds the next
- * round. The round's randomness comes from its {@link #seed}, so helpers that race to build the
- * next round shuffle identically unless their partition views differ; the compare-and-set picks
- * one either way.
+ * visit passes: no stint, no records, carry minus N. When every partition but the one just used
+ * would pass, the next round starts "fast-forwarded": all carries drop by the largest multiple of
+ * N they share (the equivalent of that many all-pass rounds, done in one step).
  *
  * <h2>Availability and expansion</h2>
  * A round lists the partitions that had a leader when it was built; a partition without a leader
- * at its turn is {@link Stint.Kind#ABSENT}: it neither takes records nor falls behind its quota,
- * so when its leader returns it joins the next round with its old carry and gets one stint per
- * round like everyone else, never its missed backlog. When the partition count grows, the next
- * decision ends this round early and continues in a spliced round: the partitions not yet visited
- * in this round plus the new ones, shuffled together, so new partitions get traffic from the next
- * switch on while the visited ones are not visited twice.
+ * at its turn is not visited: it neither takes records nor falls behind its quota, so when its
+ * leader returns it joins the next round with its old carry and gets one stint per round like
+ * everyone else, never its missed backlog. When the partition count grows, the next switch ends
+ * this round early and continues in a spliced round: the partitions not yet visited in this round
+ * plus the new ones, shuffled together, so new partitions get traffic from the next switch on
+ * while the visited ones are not visited twice.
+ *
+ * <h2>Concurrency</h2>
+ * A round is walked by one thread at a time: only the thread that closed the current stint
+ * computes the next one (see {@link TopicStickiness}), and it hands the round on by publishing
+ * that stint through a volatile write, which the next switching thread reads before it writes
+ * here. So {@link #carries} needs no synchronisation of its own. A walk only writes carries that
+ * it derives from {@link #startCarries} and from the closed stint, so a walk that fails half-way
+ * (an {@code OutOfMemoryError}, say) can be repeated by another thread with the same result.
+ * Rounds and stints link only backwards (a stint to its round), never to what follows: an old
+ * round or stint that the garbage collector promoted keeps nothing younger alive.
  */
 final class StickyRound {
 
@@ -72,85 +68,88 @@ final class StickyRound {
 
     private final int[] order;
     /** Carry of every partition of the topic when this round starts (after any fast-forward). */
+    private final long[] startCarries;
+    /**
+     * Carry of every partition now: {@link #startCarries} updated by each visit that ended. Read and
+     * written only by the thread that switches (see the class comment).
+     */
     private final long[] carries;
     private final int partitionCount;
     private final long seed;
-    private final AtomicReferenceArray<Object> slots;
 
     private StickyRound(int[] order, long[] carries, int partitionCount, long seed) {
         this.order = order;
-        this.carries = carries;
+        this.startCarries = carries;
+        this.carries = carries.clone();
         this.partitionCount = partitionCount;
         this.seed = seed;
-        this.slots = new AtomicReferenceArray<>(order.length + 1);
     }
 
     /**
-     * The first round of a topic: every available partition with carry 0, shuffled by {@code seed}.
+     * The first stint of a topic: the first visit of a round of every available partition with
+     * carry 0, shuffled by {@code seed}.
      *
      * @param view the partitions of the topic
      * @param seed seed of this round's shuffle; each later round derives its own from it
-     * @return the round
+     * @param stickyBytes N, at least 1
+     * @return the first stint, sequence 0
      */
-    static StickyRound first(PartitionView view, long seed) {
+    static Stint firstStint(PartitionView view, long seed, long stickyBytes) {
         int[] order = view.availablePartitions().clone();
         shuffle(order, seed);
-        return new StickyRound(order, new long[view.partitionCount()], view.partitionCount(), seed);
-    }
-
-    /** Number of visits in this round. */
-    int size() {
-        return order.length;
+        StickyRound round = new StickyRound(order, new long[view.partitionCount()], view.partitionCount(), seed);
+        return round.stintFrom(0, -1, 0, view, stickyBytes);
     }
 
     /**
-     * The decision at {@code index} of this round: a {@link Stint} for {@code order[index]}, or the
-     * {@code StickyRound} that takes over from this index on. Returns the installed decision if
-     * there is one, else proposes one and installs it (another thread's concurrent proposal may win,
-     * in which case that one is returned).
+     * Ends the visit of {@code closed} and returns the next stint: the next visit of this round that
+     * takes records, or of the rounds that follow. Called only by the thread that switches from
+     * {@code closed}; calling it again for the same stint (after a failure) gives the same result.
      *
-     * @param index position in this round, {@code 0 <= index <= size()}
-     * @param origin the last PRODUCE stint before this index; its partition is avoided as the first
-     *     stint of a new round, and the next stint's sequence follows its sequence
+     * @param closed the stint that just closed, a visit of this round; its total is published
      * @param view the caller's view of the topic's partitions
      * @param stickyBytes N, at least 1
-     * @return a {@link Stint} or a {@code StickyRound}
+     * @return the next stint, sequence {@code closed.sequence + 1}
      */
-    Object decide(int index, Stint origin, PartitionView view, long stickyBytes) {
-        Object installed = slots.get(index);
-        if (installed != null) {
-            return installed;
-        }
-        Object proposal = propose(index, origin, view, stickyBytes);
-        if (slots.compareAndSet(index, null, proposal)) {
-            return proposal;
-        }
-        return slots.get(index);
+    Stint next(Stint closed, PartitionView view, long stickyBytes) {
+        carries[closed.partition] = closed.carryAfter();
+        return stintFrom(closed.position + 1, closed.partition, closed.sequence + 1, view, stickyBytes);
     }
 
-    private Object propose(int index, Stint origin, PartitionView view, long stickyBytes) {
-        int avoid = origin == null ? -1 : origin.partition;
-        long sequence = origin == null ? 0 : origin.sequence + 1;
-        if (index == order.length) {
-            return following(index, avoid, view, stickyBytes);
+    /**
+     * Walks the visits from {@code index} on, into following rounds as needed, and returns the first
+     * that takes records. Passes partitions without a leader in {@code view} (carry unchanged) and
+     * partitions a whole stint ahead (carry minus N). Terminates: every new full round is built so
+     * that a partition of the view takes its first stint.
+     *
+     * @param avoid the partition of the stint that just closed, which a new round may not start with
+     */
+    private Stint stintFrom(int index, int avoid, long sequence, PartitionView view, long stickyBytes) {
+        StickyRound round = this;
+        for (;;) {
+            if (index == round.order.length) {
+                round = round.following(avoid, view, stickyBytes);
+                index = 0;
+            } else if (view.partitionCount() > round.partitionCount) {
+                round = round.spliced(index, avoid, view, stickyBytes);
+                index = 0;
+            }
+            int partition = round.order[index];
+            long carry = round.startCarries[partition];
+            if (!view.isAvailable(partition)) {
+                index++;
+            } else if (carry >= stickyBytes) {
+                round.carries[partition] = carry - stickyBytes;
+                index++;
+            } else {
+                return new Stint(partition, stickyBytes - carry, carry, sequence, round, index);
+            }
         }
-        if (view.partitionCount() > partitionCount) {
-            return spliced(index, avoid, view, stickyBytes);
-        }
-        int partition = order[index];
-        long carry = carries[partition];
-        if (!view.isAvailable(partition)) {
-            return Stint.absent(partition, carry, sequence, this, index);
-        }
-        if (carry >= stickyBytes) {
-            return Stint.skip(partition, stickyBytes, carry, sequence, this, index);
-        }
-        return Stint.produce(partition, stickyBytes - carry, carry, sequence, this, index);
     }
 
-    /** The full round after this one, which starts at {@code endIndex} (all visits before it are over). */
-    private StickyRound following(int endIndex, int avoid, PartitionView view, long stickyBytes) {
-        long[] nextCarries = carriesBefore(endIndex, Math.max(view.partitionCount(), carries.length));
+    /** The full round after this one (all its visits are over). */
+    private StickyRound following(int avoid, PartitionView view, long stickyBytes) {
+        long[] nextCarries = Arrays.copyOf(carries, Math.max(view.partitionCount(), carries.length));
         int[] nextOrder = view.availablePartitions().clone();
         long nextSeed = mix64(seed + SEED_GAMMA);
         shuffle(nextOrder, nextSeed);
@@ -165,7 +164,7 @@ final class StickyRound {
      */
     private StickyRound spliced(int index, int avoid, PartitionView view, long stickyBytes) {
         int count = view.partitionCount();
-        long[] nextCarries = carriesBefore(index, Math.max(count, carries.length));
+        long[] nextCarries = Arrays.copyOf(carries, Math.max(count, carries.length));
         int[] nextOrder = new int[order.length - index + count - partitionCount];
         int length = 0;
         for (int i = index; i < order.length; i++) {
@@ -181,19 +180,6 @@ final class StickyRound {
         shuffle(nextOrder, nextSeed);
         bringForward(nextOrder, nextCarries, avoid, stickyBytes);
         return new StickyRound(nextOrder, nextCarries, count, nextSeed);
-    }
-
-    /**
-     * Carries after the visits at positions {@code [0, endIndex)}: the round's starting carries
-     * updated by each visit. Every visit before {@code endIndex} is over, so each carry is frozen.
-     */
-    private long[] carriesBefore(int endIndex, int length) {
-        long[] result = Arrays.copyOf(carries, length);
-        for (int i = 0; i < endIndex; i++) {
-            Stint visit = (Stint) slots.get(i);
-            result[visit.partition] = visit.carryAfter();
-        }
-        return result;
     }
 
     /**

@@ -4,37 +4,48 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One visit of a partition within a {@link StickyRound}: either a stint that takes records, or a
- * visit that passes (the partition is already a stint ahead, or has no leader right now).
+ * One visit of a partition within a {@link StickyRound} that takes records: a stint. It admits
+ * records until the bytes admitted reach its {@link #target}; the record that reaches it is the last
+ * one admitted, and closes the stint.
  *
- * <p>A {@link Kind#PRODUCE} stint admits records until the bytes admitted reach its
- * {@link #target}; the record that reaches it is the last one admitted. After that the admitted
- * count never changes again, so the stint's overshoot ({@link #carryAfter()}) is frozen and any
- * thread may read it. Admission is one compare-and-set on {@link #admitted}, which makes the
- * stint's byte count exact however many threads call {@code send()}: a record is either admitted
- * (and returns this stint's partition) or sees the stint closed and retries on the next one.
+ * <h2>Admission: one atomic add per record</h2>
+ * Every record offered to a stint is one {@code getAndAdd} (x86 {@code XADD}) of its bytes on the
+ * stint's counter, {@link StintCounter#offered}. Unlike a compare-and-set loop it never fails and
+ * never retries, and it needs the counter's cache line once per record instead of once to read it
+ * and again to write it. The value before the add decides the record's fate, in the total order
+ * of adds on the counter:
+ * <ul>
+ *   <li>{@code before < target}: admitted; the record's bytes belong to this stint. If
+ *       {@code before + bytes >= target} the record closed the stint, and {@code before + bytes}
+ *       is the stint's exact total: every admitted record was added before it, every later add sees
+ *       {@code before >= target}. The closing thread stores that total in {@link StintCounter#total}
+ *       and switches (see {@link TopicStickiness}).
+ *   <li>{@code before >= target}: rejected, the stint was closed already. The bytes stay in the
+ *       counter but count nowhere: the counter is just "bytes offered", the stint's bytes are the
+ *       stored total. The caller places the record in the next stint.
+ * </ul>
+ * Ending a stint early ({@link #closeEarly}) is an add of {@code target}: it closes the stint if no
+ * record did before, with the bytes admitted so far as its total. Either way exactly one thread
+ * closes a stint. So each record's bytes are counted in exactly the stint whose partition the
+ * caller returns, however many threads add at once.
  *
- * <p>Everything but {@code admitted} is final, so a stint published through a volatile write is
- * safe to read from any thread.
+ * <p>Worked example, target 100, 90 admitted, threads T1 and T2 on two cores:
+ * <pre>
+ *   T1 adds 20: before  90 &lt; 100, admitted; 110 &gt;= 100: T1 closed it, stores total 110, switches
+ *   T2 adds 15: before 110 &gt;= 100, rejected; the counter reads 125, the total stays 110;
+ *               T2 waits for T1's switch and adds its 15 bytes to the next stint
+ * </pre>
+ *
+ * <h2>Memory layout</h2>
+ * The counter is written by every record of every thread; the read-only fields are read by every
+ * record of every thread, before its add. The counter and {@link StintCounter#total} therefore
+ * sit on a cache line of their own, between two 64-byte paddings (superclass fields are laid out
+ * before subclass fields, so the class hierarchy fixes the order: read-only fields, padding,
+ * counter, padding). Otherwise each add would take the line away from the other cores and their
+ * next read of {@link #partition} would miss. A stint is allocated once per switch, not per record,
+ * so the padding costs no allocation per record.
  */
-final class Stint {
-
-    /** What a visit does. */
-    enum Kind {
-        /** The partition takes records until {@link #target} bytes were admitted. */
-        PRODUCE,
-        /** The partition is a whole stint (N bytes) or more ahead: the visit passes, its carry drops by N. */
-        SKIP,
-        /** The partition had no leader (or no longer exists) at its turn: not visited, carry unchanged. */
-        ABSENT
-    }
-
-    /**
-     * Set in {@code admitted} when a stint ends before its target because its partition lost its
-     * leader or vanished from the metadata. Far above any real byte count (2^62 bytes is 4 EiB),
-     * so a flagged stint reads as full.
-     */
-    private static final long CLOSED_EARLY = 1L << 62;
+final class Stint extends StintCounter {
 
     /** {@link #tryAdmit}: admitted, the stint stays open. */
     static final int ADMITTED = 0;
@@ -42,34 +53,136 @@ final class Stint {
     static final int ADMITTED_AND_CLOSED = 1;
     /** {@link #tryAdmit}: not admitted, the stint was closed already. */
     static final int REJECTED = 2;
-    /** {@link #tryAdmit}: not admitted, another record was admitted concurrently; try again. */
-    static final int RETRY = 3;
 
-    private static final VarHandle ADMITTED_BYTES;
+    /** Keeps the counter's cache line away from whatever follows the stint in memory. */
+    long q01, q02, q03, q04, q05, q06, q07, q08;
+
+    Stint(int partition, long target, long carryBefore, long sequence, StickyRound round, int position) {
+        super(partition, target, carryBefore, sequence, round, position);
+    }
+
+    /**
+     * Offers a record of {@code bytes} to this stint: one atomic add, no retry.
+     *
+     * @param bytes the record's bytes, at least 0
+     * @return {@link #ADMITTED}; {@link #ADMITTED_AND_CLOSED} if this record reached the target
+     *     (the caller must switch); or {@link #REJECTED} if the stint was already closed (the bytes
+     *     count nowhere)
+     */
+    int tryAdmit(long bytes) {
+        long before = (long) OFFERED.getAndAdd(this, bytes);
+        if (before >= target) {
+            return REJECTED;
+        }
+        long after = before + bytes;
+        if (after < target) {
+            return ADMITTED;
+        }
+        TOTAL.setRelease(this, after);
+        return ADMITTED_AND_CLOSED;
+    }
+
+    /**
+     * Closes the stint now, whatever it admitted so far, unless it is closed already.
+     *
+     * @return true if this call closed the stint (the caller must switch), false if a record or
+     *     another call had closed it
+     */
+    boolean closeEarly() {
+        long before = (long) OFFERED.getAndAdd(this, target);
+        if (before >= target) {
+            return false;
+        }
+        TOTAL.setRelease(this, before | CLOSED_EARLY);
+        return true;
+    }
+
+    /** True if the stint was closed early, false if it reached its target or is still open. */
+    boolean closedEarly() {
+        return (total & CLOSED_EARLY) != 0;
+    }
+
+    /**
+     * Bytes of the records admitted so far: exact while the stint is open (no add was rejected yet)
+     * and once it is closed (the total its closing thread stored).
+     */
+    long bytes() {
+        long closed = total;
+        return closed != OPEN ? closed & ~CLOSED_EARLY : offered;
+    }
+
+    /**
+     * The partition's carry after this stint, once it closed: the overshoot,
+     * {@code 0 <= carry < size of the last record}; or 0 if it closed early (the partition lost its
+     * leader, so the bytes it still owed are forgiven: when it returns it takes an ordinary stint
+     * instead of its backlog).
+     */
+    long carryAfter() {
+        long closed = total;
+        return (closed & CLOSED_EARLY) != 0 ? 0 : closed - target;
+    }
+
+    /**
+     * Records that the switch from this stint failed (the switching thread threw), so that a waiting
+     * thread can take it over; see {@link TopicStickiness}.
+     */
+    void switchFailed() {
+        SWITCH.setRelease(this, SWITCH_FAILED);
+    }
+
+    /**
+     * Takes over a failed switch from this stint.
+     *
+     * @return true for the one caller that now owns the switch, false if the switch has not failed
+     *     or another caller took it over
+     */
+    boolean takeOverFailedSwitch() {
+        return switchState == SWITCH_FAILED && SWITCH.compareAndSet(this, SWITCH_FAILED, SWITCH_TAKEN_OVER);
+    }
+
+    @Override
+    public String toString() {
+        return "Stint(#" + sequence + " p" + partition + " " + bytes() + "/" + target
+                + (closedEarly() ? " closed early" : "") + ")";
+    }
+}
+
+/** The read-only fields of a {@link Stint}, first in its memory layout. */
+abstract class StintFields {
+
+    static final int SWITCH_PENDING = 0;
+    static final int SWITCH_FAILED = 1;
+    static final int SWITCH_TAKEN_OVER = 2;
+
+    static final VarHandle SWITCH;
 
     static {
         try {
-            ADMITTED_BYTES = MethodHandles.lookup().findVarHandle(Stint.class, "admitted", long.class);
+            SWITCH = MethodHandles.lookup().findVarHandle(StintFields.class, "switchState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    final Kind kind;
     final int partition;
-    /** Bytes this stint admits before it closes: N minus the carry it starts with. At least 1 for PRODUCE. */
+    /** Bytes this stint admits before it closes: N minus the carry it starts with. At least 1. */
     final long target;
-    /** The partition's carry when the visit began (bytes it is ahead of its quota; may be negative). */
+    /** The partition's carry when the stint began (bytes it is ahead of its quota; may be negative). */
     final long carryBefore;
-    /** Number of PRODUCE stints of the topic before this one; equals the topic's switch count while current. */
+    /** Number of stints of the topic before this one; equals the topic's switch count while current. */
     final long sequence;
+    /** The round this stint is a visit of, and its position there. */
     final StickyRound round;
     final int position;
 
-    private volatile long admitted;
+    /**
+     * {@link #SWITCH_PENDING}; {@link #SWITCH_FAILED} if the thread switching from this stint threw;
+     * {@link #SWITCH_TAKEN_OVER} once another thread took the switch over. Written only on failure,
+     * so it stays a read-only field in practice.
+     */
+    volatile int switchState;
 
-    private Stint(Kind kind, int partition, long target, long carryBefore, long sequence, StickyRound round, int position) {
-        this.kind = kind;
+    StintFields(int partition, long target, long carryBefore, long sequence, StickyRound round, int position) {
         this.partition = partition;
         this.target = target;
         this.carryBefore = carryBefore;
@@ -77,89 +190,60 @@ final class Stint {
         this.round = round;
         this.position = position;
     }
+}
 
-    static Stint produce(int partition, long target, long carryBefore, long sequence, StickyRound round, int position) {
-        return new Stint(Kind.PRODUCE, partition, target, carryBefore, sequence, round, position);
+/** Keeps the counter's cache line away from the read-only fields. */
+abstract class StintPadding extends StintFields {
+
+    long p01, p02, p03, p04, p05, p06, p07, p08;
+
+    StintPadding(int partition, long target, long carryBefore, long sequence, StickyRound round, int position) {
+        super(partition, target, carryBefore, sequence, round, position);
     }
+}
 
-    static Stint skip(int partition, long stickyBytes, long carryBefore, long sequence, StickyRound round, int position) {
-        return new Stint(Kind.SKIP, partition, stickyBytes - carryBefore, carryBefore, sequence, round, position);
-    }
+/**
+ * The mutable state of a {@link Stint}, alone on its cache line: the counter of bytes offered and
+ * the exact total once closed.
+ */
+abstract class StintCounter extends StintPadding {
 
-    static Stint absent(int partition, long carryBefore, long sequence, StickyRound round, int position) {
-        return new Stint(Kind.ABSENT, partition, 0, carryBefore, sequence, round, position);
+    /** {@link #total} while the stint is open (a closed stint's total is at least 1, or flagged). */
+    static final long OPEN = 0;
+
+    /**
+     * Set in {@link #total} when a stint ends before its target because its partition lost its
+     * leader or vanished from the metadata. Far above any real byte count (2^62 bytes is 4 EiB).
+     */
+    static final long CLOSED_EARLY = 1L << 62;
+
+    static final VarHandle OFFERED;
+    static final VarHandle TOTAL;
+
+    static {
+        try {
+            OFFERED = MethodHandles.lookup().findVarHandle(StintCounter.class, "offered", long.class);
+            TOTAL = MethodHandles.lookup().findVarHandle(StintCounter.class, "total", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     /**
-     * Admits {@code bytes} if the stint is open.
-     *
-     * @return {@link #REJECTED} if the stint was already closed, {@link #ADMITTED_AND_CLOSED} if
-     *     this record reached the target (the caller must switch), {@link #ADMITTED} otherwise; a
-     *     lost race with another admission returns {@link #RETRY}
+     * Bytes of every record offered, admitted or rejected: the sum of all adds. The stint is closed
+     * once it reaches the target. It grows past the target by at most one rejected add per thread
+     * (a rejected thread waits for the next stint before it adds again), each at most a record or a
+     * target, so it cannot overflow.
      */
-    int tryAdmit(long bytes) {
-        long before = admitted;
-        if (before >= target) {
-            return REJECTED;
-        }
-        long after = before + bytes;
-        if (!ADMITTED_BYTES.compareAndSet(this, before, after)) {
-            return RETRY;
-        }
-        return after >= target ? ADMITTED_AND_CLOSED : ADMITTED;
-    }
-
-    boolean isClosed() {
-        return admitted >= target;
-    }
-
-    /** Closes the stint now, whatever it admitted so far; a no-op if it is closed already. */
-    void closeEarly() {
-        long before;
-        do {
-            before = admitted;
-            if (before >= target) {
-                return;
-            }
-        } while (!ADMITTED_BYTES.compareAndSet(this, before, before | CLOSED_EARLY));
-    }
-
-    boolean closedEarly() {
-        return (admitted & CLOSED_EARLY) != 0;
-    }
-
-    /** Bytes of the records admitted so far (all of them once the stint is closed). */
-    long bytes() {
-        return admitted & ~CLOSED_EARLY;
-    }
+    volatile long offered;
 
     /**
-     * The partition's carry after this visit: bytes by which the partition's total now exceeds its
-     * quota. Only meaningful once the visit is over (a PRODUCE stint closed).
-     *
-     * <ul>
-     *   <li>PRODUCE, reached target: the overshoot, {@code 0 <= carry < size of the last record}.
-     *   <li>PRODUCE, closed early: 0. The partition lost its leader, so the bytes it still owed are
-     *       forgiven; when it returns it takes an ordinary stint instead of its backlog.
-     *   <li>SKIP: {@code carryBefore - N}: the partition sat out one stint's worth.
-     *   <li>ABSENT: unchanged.
-     * </ul>
+     * {@link #OPEN}, then once, by the thread that closed the stint: the exact bytes admitted, with
+     * {@link #CLOSED_EARLY} set if it closed early.
      */
-    long carryAfter() {
-        switch (kind) {
-            case PRODUCE:
-                long bytes = admitted;
-                return (bytes & CLOSED_EARLY) != 0 ? 0 : bytes - target;
-            case SKIP:
-                return -target;
-            default:
-                return carryBefore;
-        }
-    }
+    volatile long total;
 
-    @Override
-    public String toString() {
-        return "Stint(" + kind + " #" + sequence + " p" + partition + " " + bytes() + "/" + target
-                + (closedEarly() ? " closed early" : "") + ")";
+    StintCounter(int partition, long target, long carryBefore, long sequence, StickyRound round, int position) {
+        super(partition, target, carryBefore, sequence, round, position);
     }
 }

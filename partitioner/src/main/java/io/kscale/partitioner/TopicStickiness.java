@@ -5,8 +5,8 @@ import java.lang.invoke.VarHandle;
 
 /**
  * Sticky partitioning by bytes for one topic: picks the partition of each record that is not
- * partitioned by key. Safe for concurrent use by every thread that sends to the topic; no locks,
- * and no allocation per record (only per switch, and per round).
+ * partitioned by key. Safe for concurrent use by every thread that sends to the topic; a record is
+ * one atomic add, with no lock, no retry loop and no allocation (only a switch allocates).
  *
  * <h2>Contract</h2>
  * <ul>
@@ -25,45 +25,57 @@ import java.lang.invoke.VarHandle;
  * </ul>
  *
  * <h2>Design</h2>
- * The state is one volatile reference, {@link #current}, to an immutable {@link Stint} holding the
- * partition and the target, plus the stint's admitted-bytes counter. A record is one
- * compare-and-set on that counter (KIP-794's "produced bytes" idea, made exact): it succeeds only
- * while the stint is open, and the thread whose record reaches the target switches. A thread that
- * finds the stint closed but still current does not wait for the switching thread: after a short
- * spin (to let it finish alone, which saves duplicate allocation) it helps, computing the same
- * successor from installed decisions (see {@link StickyRound}) and racing to swing
- * {@code current}. Hence the algorithm is lock-free: a thread is delayed only by other threads'
- * successful steps.
+ * The state is one volatile reference, {@link #current}, to the open {@link Stint}: its partition,
+ * its target and its counter. A record is one atomic add on that counter (KIP-794's "produced
+ * bytes" idea, made exact; see {@link Stint}). The add that reaches the target closes the stint,
+ * and only the thread that made it switches: it computes the next stint from the round (see
+ * {@link StickyRound}), then publishes it in {@code current}. A thread whose add finds the stint
+ * closed, which happens only to records that arrive during a switch, waits until {@code current}
+ * moves on, yielding its processor, and adds again there.
  *
  * <p>Worked example, N = 100, three threads, current stint p2 with target 100 and 90 admitted:
  * <pre>
- *   T1 admits 20: CAS 90 -&gt; 110 succeeds, 110 &gt;= 100, T1 returns 2 and switches
- *   T2 admits 15: reads 110 &gt;= 100, the stint is closed; current is still p2's stint:
- *                 T2 spins, then helps: decides slot (round, next index) -&gt; p0 target 100,
- *                 installed by CAS; CAS current p2-stint -&gt; p0-stint
- *   T1 (switching) finds the slot installed by T2, uses that same p0 stint, its CAS on current
- *                 fails because T2's succeeded: nothing to undo
- *   T2 retries: CAS 0 -&gt; 15 on p0's stint, returns 0
+ *   T1 adds 20: before 90, admitted; 110 &gt;= 100: T1 closed p2's stint (total 110) and switches:
+ *               next visit p0, target 100; current := p0's stint; T1 returns 2
+ *   T2 adds 15: before 110 &gt;= 100, rejected (counted nowhere); current is still p2's stint:
+ *               T2 yields until T1 has published p0's stint
+ *   T2 adds 15 to p0's stint: before 0, admitted; T2 returns 0
  * </pre>
  * p2's stint admitted exactly 110 bytes, its carry 10 shortens p2's next stint to 90.
+ *
+ * <h2>Why one switching thread, and what it costs</h2>
+ * A switch is a short computation (the next visit, one allocation, once per round a new shuffled
+ * round), done once per N bytes. Letting only the closing thread do it keeps the round's state
+ * single-writer: no compare-and-set to agree on each decision, no duplicate stints built by
+ * helpers, and rounds need no links to the rounds after them. With helpers (the earlier, lock-free
+ * design), records that arrived during a switch spun and then helped; measured with
+ * {@code PartitionerBenchmark} on 2 cores, yielding to the switching thread instead roughly doubled
+ * throughput at 2 and 8 threads, and single-writer switching added to that.
+ *
+ * <p>The price is that a switch is not lock-free. If the OS preempts the switching thread before it
+ * publishes the next stint, every other thread that sends an unkeyed record to this topic waits
+ * (yielding, so not burning a processor the switching thread could use) until that thread runs
+ * again. Records with a key, other topics, and records sent while no switch is pending never wait.
+ * The window is the switch itself, once per N bytes. The producer's own send path has the same
+ * exposure for every record: {@code RecordAccumulator.append} enters the partition queue's monitor.
+ * If the switching thread throws (an {@code OutOfMemoryError}, say) the error reaches its caller,
+ * whose record was counted in the closed stint, and a waiting thread takes the switch over
+ * ({@link Stint#takeOverFailedSwitch}); a walk of the round can be repeated (see
+ * {@link StickyRound}), so the topic never stays stuck on a closed stint.
  *
  * @see <a href="https://cwiki.apache.org/confluence/display/KAFKA/KIP-794%3A+Strictly+Uniform+Sticky+Partitioner">KIP-794</a>
  */
 final class TopicStickiness {
 
-    /** Called by the thread whose compare-and-set moved {@code current} on. Test hook and metrics. */
+    /**
+     * Told about every switch by the switching thread, just before it publishes the next stint.
+     * Test hook: a listener that throws makes the switch fail, as an {@code OutOfMemoryError} would.
+     */
     interface SwitchListener {
         SwitchListener NONE = (closed, next) -> { };
 
         void onSwitch(Stint closed, Stint next);
     }
-
-    /**
-     * How often a thread that finds the stint closed checks whether the switching thread finished
-     * before it helps. About a microsecond: far longer than a switch normally takes, far shorter
-     * than a scheduler time slice (which is what a preempted switching thread would cost others).
-     */
-    private static final int SPINS_BEFORE_HELPING = 64;
 
     private static final VarHandle CURRENT;
 
@@ -92,7 +104,7 @@ final class TopicStickiness {
         }
         this.stickyBytes = stickyBytes;
         this.listener = listener;
-        this.current = (Stint) StickyRound.first(view, seed).decide(0, null, view, stickyBytes);
+        this.current = StickyRound.firstStint(view, seed, stickyBytes);
     }
 
     /**
@@ -108,20 +120,21 @@ final class TopicStickiness {
             if (!view.isAvailable(stint.partition)) {
                 // The leader is gone or the partition count shrank in this view: end the stint now
                 // rather than queue records for a partition that cannot take them.
-                stint.closeEarly();
-                advance(stint, view, true);
+                if (stint.closeEarly()) {
+                    switchFrom(stint, view);
+                } else {
+                    awaitSwitch(stint, view);
+                }
                 continue;
             }
             switch (stint.tryAdmit(recordBytes)) {
                 case Stint.ADMITTED:
                     return stint.partition;
                 case Stint.ADMITTED_AND_CLOSED:
-                    advance(stint, view, true);
+                    switchFrom(stint, view);
                     return stint.partition;
-                case Stint.REJECTED:
-                    advance(stint, view, false);
-                    break;
-                default:
+                default: // REJECTED: the stint closed before this record; place it in the next one
+                    awaitSwitch(stint, view);
                     break;
             }
         }
@@ -147,45 +160,35 @@ final class TopicStickiness {
     }
 
     /**
-     * Moves {@code current} from the closed {@code stint} to its successor, unless another thread
-     * did already. The switching thread calls it with {@code eager}; others spin briefly first.
+     * Publishes the stint after {@code stint}. Called by the one thread that closed it, or that took
+     * over its failed switch; if this throws, the switch is marked failed for another thread to
+     * take over.
      */
-    private void advance(Stint stint, PartitionView view, boolean eager) {
-        if (!eager) {
-            for (int i = 0; i < SPINS_BEFORE_HELPING && current == stint; i++) {
-                Thread.onSpinWait();
-            }
+    private void switchFrom(Stint stint, PartitionView view) {
+        Stint next;
+        try {
+            next = stint.round.next(stint, view, stickyBytes);
+            listener.onSwitch(stint, next);
+        } catch (Throwable e) {
+            stint.switchFailed();
+            throw e;
         }
-        while (current == stint) {
-            Stint next = successor(stint, view);
-            if (CURRENT.compareAndSet(this, stint, next)) {
-                listener.onSwitch(stint, next);
-                return;
-            }
-        }
+        CURRENT.setRelease(this, next);
     }
 
     /**
-     * The next PRODUCE stint after {@code stint}: walks the installed decisions of its round (and
-     * the rounds that follow), installing missing ones, past visits that skip or find no leader.
-     * Terminates: every new full round is built so that a partition of the caller's view takes its
-     * first stint.
+     * Waits until the next stint after the closed {@code stint} is published, yielding the
+     * processor: the switching thread is running or, with more threads than cores, may need this
+     * one's processor to finish. Measured on 2 cores, spinning here instead halved throughput.
+     * Takes the switch over if the switching thread failed.
      */
-    private Stint successor(Stint stint, PartitionView view) {
-        StickyRound round = stint.round;
-        int index = stint.position + 1;
-        for (;;) {
-            Object decision = round.decide(index, stint, view, stickyBytes);
-            if (decision instanceof StickyRound) {
-                round = (StickyRound) decision;
-                index = 0;
-                continue;
+    private void awaitSwitch(Stint stint, PartitionView view) {
+        while (current == stint) {
+            if (stint.takeOverFailedSwitch()) {
+                switchFrom(stint, view);
+                return;
             }
-            Stint visit = (Stint) decision;
-            if (visit.kind == Stint.Kind.PRODUCE) {
-                return visit;
-            }
-            index++;
+            Thread.yield();
         }
     }
 }

@@ -124,13 +124,8 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      */
     @Override
     public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes, Cluster cluster) {
-        List<PartitionInfo> partitions = cluster.partitionsForTopic(topic);
-        int partitionCount = partitions.size();
-        if (partitionCount == 0) {
-            throw new IllegalStateException("No partitions of topic " + topic + " in the cluster metadata");
-        }
         if (keyBytes != null && !ignoreKeys) {
-            return Utils.toPositive(Utils.murmur2(keyBytes)) % partitionCount;
+            return Utils.toPositive(Utils.murmur2(keyBytes)) % partitionCount(topic, cluster);
         }
         long recordBytes = RECORD_OVERHEAD_BYTES
                 + (keyBytes == null ? 0L : keyBytes.length)
@@ -202,8 +197,28 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
                 (Gauge<Integer>) (config, now) -> stickiness.currentPartition());
     }
 
-    static PartitionView viewOf(String topic, Cluster cluster) {
+    /**
+     * The number of partitions of {@code topic} in {@code cluster}.
+     *
+     * @throws IllegalStateException if there are none (the producer only calls a partitioner once it
+     *     has the topic's metadata)
+     */
+    private static int partitionCount(String topic, Cluster cluster) {
         int partitionCount = cluster.partitionsForTopic(topic).size();
+        if (partitionCount == 0) {
+            throw new IllegalStateException("No partitions of topic " + topic + " in the cluster metadata");
+        }
+        return partitionCount;
+    }
+
+    /**
+     * What the sticky algorithm may know about {@code topic} in {@code cluster}; built once per
+     * {@code Cluster} instance (see {@link TopicState#view}).
+     *
+     * @throws IllegalStateException if {@code cluster} lists no partition of {@code topic}
+     */
+    static PartitionView viewOf(String topic, Cluster cluster) {
+        int partitionCount = partitionCount(topic, cluster);
         List<PartitionInfo> available = cluster.availablePartitionsForTopic(topic);
         int[] ids = new int[available.size()];
         for (int i = 0; i < ids.length; i++) {

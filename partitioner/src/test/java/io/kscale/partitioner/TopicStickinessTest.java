@@ -11,7 +11,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Examples of the pure algorithm, one behaviour each; the properties generalise them. */
 class TopicStickinessTest {
@@ -132,6 +135,33 @@ class TopicStickinessTest {
             ledger.assertUniform(1, range(0, 3), "after record " + i);
         }
         log.assertValid(1, 500, true);
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.SECONDS) // without the take-over the next record would wait forever
+    void shouldLetTheNextRecordTakeOverAFailedSwitch() {
+        PartitionView view = PartitionView.allAvailable(3);
+        AtomicBoolean failNext = new AtomicBoolean(true);
+        TopicStickiness stickiness = new TopicStickiness(100, SEED, view, (closed, next) -> {
+            if (failNext.getAndSet(false)) {
+                throw new OutOfMemoryError("injected: the switch fails as if out of memory");
+            }
+            log.onSwitch(closed, next);
+        });
+        int first = send(stickiness, view, 60);
+        assertThatThrownBy(() -> stickiness.partition(60, view))
+                .as("the record that closes the stint gets the switch's error")
+                .isInstanceOf(OutOfMemoryError.class);
+        assertThat(stickiness.currentPartition()).as("still the closed stint").isEqualTo(first);
+
+        int second = send(stickiness, view, 30);
+        assertThat(second).as("the next record took the switch over").isNotEqualTo(first);
+        assertThat(log.inOrder()).singleElement().satisfies(stint -> {
+            assertThat(stint.partition()).isEqualTo(first);
+            assertThat(stint.bytes()).as("the failed record is counted in the stint it closed").isEqualTo(120);
+        });
+        assertThat(stickiness.switchCount()).isEqualTo(1);
+        assertThat(stickiness.current().bytes()).isEqualTo(30);
     }
 
     @Test
