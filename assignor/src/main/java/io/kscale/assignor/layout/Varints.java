@@ -11,13 +11,22 @@ import java.nio.ByteBuffer;
  * <p>Reading is strict so that a message has exactly one encoding: a value must fit the bound
  * the caller gives, and must use the fewest bytes (no trailing {@code 0x80 0x00} padding).
  * Malformed input gives -1, never an exception.
+ *
+ * <p>Public only so that the assignor's own userData messages share it; not part of kscale's API.
  */
-final class Varints {
+public final class Varints {
 
     private Varints() {
     }
 
-    static void write(ByteArrayOutputStream out, long value) {
+    /**
+     * Writes one varint.
+     *
+     * @param out where to write
+     * @param value the value, at least 0
+     * @throws IllegalArgumentException if the value is negative
+     */
+    public static void write(ByteArrayOutputStream out, long value) {
         if (value < 0) {
             throw new IllegalArgumentException("varints here are unsigned; got " + value);
         }
@@ -29,7 +38,7 @@ final class Varints {
     }
 
     /** @return the number of bytes {@link #write} uses for a value at least 0 */
-    static int size(long value) {
+    public static int size(long value) {
         int size = 1;
         while ((value & ~0x7FL) != 0) {
             value >>>= 7;
@@ -46,7 +55,7 @@ final class Varints {
      * @return the value, or -1 if the input ends early, the encoding is longer than needed, or
      *         the value exceeds {@code max}
      */
-    static long read(ByteBuffer in, long max) {
+    public static long read(ByteBuffer in, long max) {
         long value = 0;
         for (int shift = 0; shift < 63; shift += 7) {
             if (!in.hasRemaining()) {

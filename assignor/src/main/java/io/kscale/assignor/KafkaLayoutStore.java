@@ -1,0 +1,428 @@
+package io.kscale.assignor;
+
+import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.layout.LayoutCodec;
+import io.kscale.assignor.layout.TopicLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LayoutStore} on the brokers: one record per group in a small compacted topic, keyed by
+ * group id, whose value is the {@link LayoutCodec} form of the group's layout. Compaction keeps
+ * the latest record per group, so the topic stays small however often layouts change.
+ *
+ * <p>How a call works. {@link #save} makes sure the topic exists (one partition, compacted; an
+ * existing topic is fine), then produces the record to partition 0 with {@code acks=all} and
+ * idempotence, and waits for the ack. {@link #load} notes the end offset of partition 0, reads
+ * from the beginning up to it with an unsubscribed consumer ({@code assign()}, no group, no
+ * committed offsets) and decodes the last value under the group's key. Worked example: groups
+ * {@code g1} and {@code g2} share the topic, which holds {@code [0] g1->epoch 1, [1] g2->epoch 4,
+ * [2] g1->epoch 2}; the end offset is 3, so {@code load()} for {@code g1} reads offsets 0-2 and
+ * returns epoch 2, for {@code g2} epoch 4. A null value (a tombstone) means no layout; a value
+ * that does not decode is untrusted input, logged once and ignored: {@code load()} then returns
+ * empty, and the leader derives the layout from its members and the partition counts.
+ *
+ * <p>Clients. Each call creates the clients it needs and closes them before it returns: the
+ * consumer never closes its assignor, so nothing may stay open between calls, and a layout
+ * changes rarely (on a topic expansion), so the cost of a connection per call does not matter.
+ * Every blocking step counts against one deadline of {@code timeout} per call; closing is bounded
+ * too (at most a second).
+ *
+ * <p>Settings. The clients are created with the consumer's own connection and security settings
+ * ({@code bootstrap.servers}, {@code security.protocol}, {@code ssl.*}, {@code sasl.*}, ...). The store must reach the very cluster the group lives on, as the principal
+ * the group's members authenticate as, so that the ACLs granted to the application cover the
+ * topic too; a second set of settings would be one more copy of secrets for users to keep in sync
+ * with the consumer's. Only keys that the consumer itself knows and that every client shares
+ * (those in {@link AdminClientConfig#configNames()}) are kept, and of those only the ones the
+ * client being built knows; group, serde, interceptor, metric reporter and client id settings are
+ * always dropped (see {@link #DROPPED}), and the store sets its own: client id
+ * {@code <consumer client.id>-layout-store}, byte array serdes, {@code acks=all} and idempotence
+ * for the producer, no group and no auto commit for the consumer.
+ *
+ * <p>Best effort, as {@link LayoutStore} requires: no method throws; failures (timeouts, missing
+ * ACLs, a malformed stored value) are logged and counted in {@link #failures()}.
+ */
+final class KafkaLayoutStore implements LayoutStore {
+
+    /** Appended to the consumer's client id to name the store's clients. */
+    static final String CLIENT_ID_SUFFIX = "-layout-store";
+
+    /** The client id prefix when the consumer has none. */
+    static final String DEFAULT_CLIENT_ID = "kscale";
+
+    /**
+     * Consumer settings never passed on, even when the client being built knows them: the store's
+     * clients join no group, run none of the application's plug-ins and name themselves.
+     * {@code config.providers} is dropped because the values handed to an assignor are already
+     * resolved.
+     */
+    static final Set<String> DROPPED = Set.of(
+            ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+            ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+            ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+            ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+            ConsumerConfig.GROUP_ID_CONFIG,
+            ConsumerConfig.GROUP_INSTANCE_ID_CONFIG,
+            ConsumerConfig.GROUP_PROTOCOL_CONFIG,
+            ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG,
+            ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+            ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG,
+            CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG,
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            CommonClientConfigs.CLIENT_ID_CONFIG,
+            AbstractConfig.CONFIG_PROVIDERS_CONFIG);
+
+    /**
+     * The topic's settings. Compaction keeps the latest record per group; it skips the active
+     * segment, so a day-long segment lets it run on a topic this small.
+     */
+    static final Map<String, String> TOPIC_CONFIGS = Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+            TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG, "0",
+            TopicConfig.SEGMENT_MS_CONFIG, Long.toString(TimeUnit.DAYS.toMillis(1)));
+
+    private static final Duration MAX_CLOSE_TIMEOUT = Duration.ofSeconds(1);
+    private static final int PARTITION = 0;
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaLayoutStore.class);
+
+    private final String groupId;
+    private final String topic;
+    private final byte[] key;
+    private final short replicationFactor;
+    private final Duration timeout;
+    private final Duration closeTimeout;
+    private final Map<String, Object> adminSettings;
+    private final Map<String, Object> producerSettings;
+    private final Map<String, Object> consumerSettings;
+    private final AtomicLong failures = new AtomicLong();
+    /** Whether a save found or created the topic; cleared by a failed save, so the next one checks again. */
+    private volatile boolean topicReady;
+    /** The offset of the malformed value last warned about, so each one is warned about once. */
+    private volatile long warnedMalformedOffset = -1;
+
+    /**
+     * Creates a store; it connects to nothing until {@link #load()} or {@link #save} is called.
+     *
+     * @param groupId the consumer group whose layout is stored, the record key
+     * @param topic the compacted topic that holds the layouts, created by the first save if missing
+     * @param replicationFactor the topic's replication factor, or -1 for the brokers' default
+     * @param timeout the longest one call blocks (closing its clients aside)
+     * @param consumerConfigs the consumer's settings as handed to {@code configure}, unknown keys included
+     * @throws IllegalArgumentException if the group id is empty, the topic name illegal, the
+     *     replication factor neither -1 nor positive, or the timeout not positive
+     */
+    KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
+                     Map<String, ?> consumerConfigs) {
+        Objects.requireNonNull(groupId, "groupId");
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(consumerConfigs, "consumerConfigs");
+        if (groupId.isEmpty()) {
+            throw new IllegalArgumentException("the layout store needs a group id; got an empty one");
+        }
+        if (!TopicLayout.isLegalName(topic)) {
+            throw new IllegalArgumentException("layout store topic '" + topic + "' is not a legal Kafka topic name");
+        }
+        if (replicationFactor != -1 && replicationFactor < 1) {
+            throw new IllegalArgumentException("layout store replication factor " + replicationFactor
+                    + " must be -1 (the brokers' default) or at least 1");
+        }
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("layout store timeout " + timeout + " must be positive");
+        }
+        this.groupId = groupId;
+        this.topic = topic;
+        this.key = groupId.getBytes(StandardCharsets.UTF_8);
+        this.replicationFactor = replicationFactor;
+        this.timeout = timeout;
+        this.closeTimeout = timeout.compareTo(MAX_CLOSE_TIMEOUT) < 0 ? timeout : MAX_CLOSE_TIMEOUT;
+        this.adminSettings = adminSettings(consumerConfigs);
+        this.producerSettings = producerSettings(consumerConfigs);
+        this.consumerSettings = consumerSettings(consumerConfigs);
+    }
+
+    /** @return how many loads and saves failed so far, malformed stored values included */
+    long failures() {
+        return failures.get();
+    }
+
+    @Override
+    public Optional<GroupLayout> load() {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            Consumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerSettings);
+            try {
+                return read(consumer, deadline);
+            } finally {
+                closeQuietly("consumer", () -> consumer.close(CloseOptions.timeout(closeTimeout)));
+            }
+        } catch (RuntimeException e) {
+            failures.incrementAndGet();
+            log.warn("Could not read the stored layout of group {} from topic {} within {} ms: {}. The leader goes on "
+                    + "with the layouts its members report, or derives the layout from the partition counts if none does "
+                    + "({} layout store failures so far).", groupId, topic, timeout.toMillis(), e.toString(), failures.get());
+            log.debug("Reading the layout of group {} failed", groupId, e);
+            return Optional.empty();
+        }
+    }
+
+    private Optional<GroupLayout> read(Consumer<byte[], byte[]> consumer, long deadline) {
+        List<PartitionInfo> partitions = consumer.partitionsFor(topic, remaining(deadline));
+        if (partitions == null || partitions.isEmpty()) {
+            log.debug("No layout stored for group {}: topic {} does not exist", groupId, topic);
+            return Optional.empty();
+        }
+        TopicPartition partition = new TopicPartition(topic, PARTITION);
+        List<TopicPartition> assigned = List.of(partition);
+        consumer.assign(assigned);
+        long end = consumer.endOffsets(assigned, remaining(deadline)).get(partition);
+        consumer.seekToBeginning(assigned);
+        ConsumerRecord<byte[], byte[]> latest = null;
+        long position = consumer.position(partition, remaining(deadline));
+        while (position < end) {
+            Duration left = remaining(deadline);
+            if (left.isZero()) {
+                throw new TimeoutException("read up to offset " + position + " of " + end);
+            }
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(left)) {
+                if (record.offset() < end && Arrays.equals(key, record.key())) {
+                    latest = record;
+                }
+            }
+            position = consumer.position(partition, remaining(deadline));
+        }
+        return decode(latest);
+    }
+
+    private Optional<GroupLayout> decode(ConsumerRecord<byte[], byte[]> latest) {
+        if (latest == null) {
+            log.debug("No layout stored for group {} in topic {}", groupId, topic);
+            return Optional.empty();
+        }
+        if (latest.value() == null) {
+            log.debug("The layout of group {} in topic {} was deleted at offset {}", groupId, topic, latest.offset());
+            return Optional.empty();
+        }
+        Optional<GroupLayout> layout = LayoutCodec.decode(ByteBuffer.wrap(latest.value()));
+        if (layout.isPresent()) {
+            log.debug("Loaded layout epoch {} of group {} from topic {} offset {}", layout.get().epoch(), groupId, topic,
+                    latest.offset());
+            return layout;
+        }
+        failures.incrementAndGet();
+        if (warnedMalformedOffset != latest.offset()) {
+            warnedMalformedOffset = latest.offset();
+            log.warn("Ignoring the stored layout of group {} in topic {}: the value at offset {} ({} bytes) is not a "
+                    + "layout. The leader derives the layout from its members and the partition counts; the next "
+                    + "save replaces the value.", groupId, topic, latest.offset(), latest.value().length);
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public void save(GroupLayout layout) {
+        if (layout == null) {
+            failures.incrementAndGet();
+            log.warn("Not storing a null layout for group {} in topic {}", groupId, topic);
+            return;
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String cause;
+        try {
+            if (!topicReady) {
+                ensureTopic(deadline);
+                topicReady = true;
+            }
+            produce(layout, deadline);
+            log.info("Stored layout epoch {} of group {} in topic {}", layout.epoch(), groupId, topic);
+            return;
+        } catch (ExecutionException e) {
+            cause = String.valueOf(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            cause = "timed out";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cause = "interrupted";
+        } catch (RuntimeException e) {
+            cause = e.toString();
+        }
+        topicReady = false;
+        failures.incrementAndGet();
+        log.warn("Could not store layout epoch {} of group {} in topic {} within {} ms: {}. Until a later save "
+                + "succeeds, the layout survives only while a member of the group is alive: if every member stops, "
+                + "the leader derives task counts from the partition counts again, and keys of expanded topics may "
+                + "move to other tasks ({} layout store failures so far).", layout.epoch(), groupId, topic,
+                timeout.toMillis(), cause, failures.get());
+    }
+
+    private void ensureTopic(long deadline)
+            throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+        Optional<Short> replicas = replicationFactor == -1 ? Optional.empty() : Optional.of(replicationFactor);
+        NewTopic newTopic = new NewTopic(topic, Optional.of(1), replicas).configs(TOPIC_CONFIGS);
+        Admin admin = Admin.create(adminSettings);
+        try {
+            long left = remainingMillis(deadline);
+            admin.createTopics(List.of(newTopic), new CreateTopicsOptions().timeoutMs((int) Math.max(1, left)))
+                    .all().get(left, TimeUnit.MILLISECONDS);
+            log.info("Created compacted topic {} for the task layouts of consumer groups", topic);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof TopicExistsException) {
+                return;
+            }
+            if (cause instanceof TopicAuthorizationException || cause instanceof ClusterAuthorizationException) {
+                // An operator may have created the topic for a principal that may not; the write tells.
+                log.debug("May not create topic {} ({}); writing to it in case it exists", topic, cause.toString());
+                return;
+            }
+            throw e;
+        } finally {
+            closeQuietly("admin client", () -> admin.close(closeTimeout));
+        }
+    }
+
+    private void produce(GroupLayout layout, long deadline)
+            throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+        ByteBuffer encoded = LayoutCodec.encode(layout);
+        byte[] value = new byte[encoded.remaining()];
+        encoded.get(value);
+        Map<String, Object> settings = new HashMap<>(producerSettings);
+        // send() blocks for metadata up to max.block.ms: give it what is left of this call.
+        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, remainingMillis(deadline));
+        Producer<byte[], byte[]> producer = new KafkaProducer<>(settings);
+        try {
+            producer.send(new ProducerRecord<>(topic, PARTITION, key, value))
+                    .get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
+        } finally {
+            closeQuietly("producer", () -> producer.close(closeTimeout));
+        }
+    }
+
+    /**
+     * The settings of the store's admin client.
+     *
+     * @param consumerConfigs the consumer's settings
+     * @return its connection and security settings, and the store's client id
+     */
+    static Map<String, Object> adminSettings(Map<String, ?> consumerConfigs) {
+        return connectionSettings(consumerConfigs, AdminClientConfig.configNames());
+    }
+
+    /**
+     * The settings of the store's producer ({@code max.block.ms} is set per call).
+     *
+     * @param consumerConfigs the consumer's settings
+     * @return its connection and security settings, the store's client id, byte array
+     *     serializers, {@code acks=all} and idempotence
+     */
+    static Map<String, Object> producerSettings(Map<String, ?> consumerConfigs) {
+        Map<String, Object> settings = connectionSettings(consumerConfigs, ProducerConfig.configNames());
+        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        settings.put(ProducerConfig.ACKS_CONFIG, "all");
+        settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        settings.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        return settings;
+    }
+
+    /**
+     * The settings of the store's consumer.
+     *
+     * @param consumerConfigs the consumer's settings
+     * @return its connection and security settings, the store's client id, byte array
+     *     deserializers, no group and no auto commit or topic creation
+     */
+    static Map<String, Object> consumerSettings(Map<String, ?> consumerConfigs) {
+        Map<String, Object> settings = connectionSettings(consumerConfigs, ConsumerConfig.configNames());
+        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        settings.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
+        settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        return settings;
+    }
+
+    /**
+     * The consumer's settings that the consumer knows, every client shares and {@code known}
+     * contains, minus {@link #DROPPED}, plus the store's client id.
+     */
+    private static Map<String, Object> connectionSettings(Map<String, ?> consumerConfigs, Set<String> known) {
+        Set<String> consumerKnown = ConsumerConfig.configNames();
+        Set<String> shared = AdminClientConfig.configNames();
+        Map<String, Object> settings = new HashMap<>();
+        for (Map.Entry<String, ?> entry : consumerConfigs.entrySet()) {
+            String name = entry.getKey();
+            if (name != null && entry.getValue() != null && consumerKnown.contains(name) && shared.contains(name)
+                    && known.contains(name) && !DROPPED.contains(name)) {
+                settings.put(name, entry.getValue());
+            }
+        }
+        settings.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientIdPrefix(consumerConfigs) + CLIENT_ID_SUFFIX);
+        return settings;
+    }
+
+    private static String clientIdPrefix(Map<String, ?> consumerConfigs) {
+        Object clientId = consumerConfigs.get(CommonClientConfigs.CLIENT_ID_CONFIG);
+        String prefix = clientId == null ? "" : clientId.toString().trim();
+        return prefix.isEmpty() ? DEFAULT_CLIENT_ID : prefix;
+    }
+
+    private static Duration remaining(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+    }
+
+    private static long remainingMillis(long deadline) {
+        return TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadline - System.nanoTime()));
+    }
+
+    private void closeQuietly(String client, Runnable close) {
+        try {
+            close.run();
+        } catch (RuntimeException e) {
+            log.debug("Closing the layout store's {} for group {} failed", client, groupId, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaLayoutStore(topic " + topic + ", group " + groupId + ")";
+    }
+}

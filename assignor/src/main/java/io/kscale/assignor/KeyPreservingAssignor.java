@@ -1,0 +1,150 @@
+package io.kscale.assignor;
+
+import io.kscale.assignor.MemberReport.OwnedTask;
+import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.layout.TopicLayout;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Configurable;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A consumer group assignor that keeps every key on the same consumer when a topic's partition
+ * count is multiplied (Samza SEP-5). Set it with
+ * {@code partition.assignment.strategy=io.kscale.assignor.KeyPreservingAssignor}.
+ *
+ * <p>Each topic gets a fixed task count T, the partition count when the group first assigned it
+ * (or a count declared in {@value KeyPreservingAssignorConfig#TASK_COUNTS_CONFIG}). Task t holds
+ * every partition p with {@code p % T == t}, and a task's partitions always go to one member.
+ * Kafka's default partitioner sends a key to {@code hash % n}; when n grows to a multiple of T,
+ * {@code hash % n % T == hash % T}, so the key stays in its task and with its consumer. Topics
+ * with the same T are co-partitioned: task t of each goes to the same member, so joins keep
+ * working. Tasks are balanced by partitions across members (most and least loaded differ by at
+ * most one task's weight) and stay where they are unless balance needs them elsewhere.
+ *
+ * <p>Protocols: COOPERATIVE (preferred; a task moving to another member is withheld for one
+ * rebalance while its owner revokes it) and EAGER. The layout travels in subscription and
+ * assignment userData (versioned, checksummed, a few bytes per topic) and, unless disabled, in a
+ * compacted topic written by the leader, so it survives the whole group restarting while a topic
+ * is expanded. A partition count that is not a multiple of T is logged at ERROR, counted in the
+ * metric {@code affinity-breaks-total}, and handled by
+ * {@value KeyPreservingAssignorConfig#EXPANSION_POLICY_CONFIG}; it never fails the group. Records
+ * of a key stay in order across an expansion when the poll loop uses {@link ExpansionBarrier}.
+ *
+ * <p>Threads: the consumer calls an assignor from its own thread only (the leader's
+ * {@code assign}, every member's {@code subscriptionUserData} and {@code onAssignment}).
+ *
+ * @see KeyPreservingAssignorConfig
+ * @see <a href="https://cwiki.apache.org/confluence/display/SAMZA/SEP-5%3A+Enable+partition+expansion+of+input+streams">Samza SEP-5</a>
+ */
+public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, Configurable {
+
+    /** The name members agree on in the group protocol. */
+    public static final String NAME = "kscale-key-preserving";
+
+    private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
+
+    private KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of());
+    private LayoutStore store = LayoutStore.DISABLED;
+    private AssignorMetrics metrics = new AssignorMetrics("");
+
+    /** What this member learnt from its last assignment; reported in its next subscription. */
+    private GroupLayout knownLayout = GroupLayout.empty();
+    private int generation = -1;
+    private List<OwnedTask> ownedTasks = List.of();
+
+    /** Creates an assignor; the consumer calls {@link #configure} next. */
+    public KeyPreservingAssignor() {
+    }
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+        this.config = new KeyPreservingAssignorConfig(configs);
+        this.metrics = new AssignorMetrics(config.clientId());
+        if (config.layoutStoreEnabled() && !config.groupId().isEmpty()) {
+            this.store = new KafkaLayoutStore(config.groupId(), config.layoutStoreTopic(),
+                    config.layoutStoreReplicationFactor(), config.layoutStoreTimeout(), configs);
+        } else {
+            this.store = LayoutStore.DISABLED;
+        }
+        log.info("Configured {} for group '{}': {}", NAME, config.groupId(), config);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /** COOPERATIVE first: the consumer picks the first protocol every assignor in its list supports. */
+    @Override
+    public List<RebalanceProtocol> supportedProtocols() {
+        return List.of(RebalanceProtocol.COOPERATIVE, RebalanceProtocol.EAGER);
+    }
+
+    @Override
+    public short version() {
+        return 0;
+    }
+
+    @Override
+    public ByteBuffer subscriptionUserData(Set<String> topics) {
+        return new MemberReport(generation, ownedTasks, knownLayout).encode();
+    }
+
+    /**
+     * Computes the group's assignment (on the leader). Never throws for anything members sent:
+     * malformed userData is logged and ignored.
+     */
+    @Override
+    public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+        return new LeaderAssignment(config, store, metrics, groupSubscription).compute(metadata);
+    }
+
+    @Override
+    public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
+        Optional<GroupLayout> layout = AssignmentInfo.decode(assignment.userData());
+        if (layout.isPresent()) {
+            knownLayout = layout.get();
+        } else {
+            log.warn("The assignment of generation {} carries no kscale layout (the leader runs another assignor or "
+                    + "version?); keeping layout epoch {}", metadata.generationId(), knownLayout.epoch());
+        }
+        generation = metadata.generationId();
+        ownedTasks = ownedTasks(assignment.partitions(), knownLayout);
+        metrics.layoutEpoch(knownLayout.epoch());
+        MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout);
+    }
+
+    private static List<OwnedTask> ownedTasks(List<TopicPartition> partitions, GroupLayout layout) {
+        List<OwnedTask> tasks = new ArrayList<>();
+        for (TopicPartition partition : partitions) {
+            Optional<TopicLayout> topic = layout.topic(partition.topic());
+            topic.ifPresent(t -> tasks.add(new OwnedTask(t.taskCount(), t.taskOf(partition.partition()))));
+        }
+        return tasks;
+    }
+
+    /** Replaces the layout store chosen by {@link #configure} (tests). */
+    void layoutStore(LayoutStore layoutStore) {
+        this.store = layoutStore;
+    }
+
+    /** The metrics of this assignor (tests). */
+    AssignorMetrics metrics() {
+        return metrics;
+    }
+
+    /** The layout this member knows (tests). */
+    GroupLayout knownLayout() {
+        return knownLayout;
+    }
+}

@@ -1,0 +1,264 @@
+package io.kscale.assignor;
+
+import io.kscale.assignor.layout.ExpansionPolicy;
+import io.kscale.assignor.layout.TopicLayout;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Settings of {@link KeyPreservingAssignor}, read from the consumer's own configuration (an
+ * assignor that is {@code Configurable} receives every consumer setting).
+ *
+ * <p>Same shape as the partitioner's settings class: per key a public {@code X_CONFIG} and
+ * {@code X_DEFAULT}, one {@link ConfigDef} with validators and docs, parsed once into typed
+ * fields. Not an {@code AbstractConfig}, so the consumer's settings are not logged twice.
+ */
+public final class KeyPreservingAssignorConfig {
+
+    /** Task counts the operator fixes per topic, as {@code topic:count} pairs. */
+    public static final String TASK_COUNTS_CONFIG = "kscale.assignor.task.counts";
+    /** No declared counts: every topic's T is its partition count when the group first assigns it. */
+    public static final String TASK_COUNTS_DEFAULT = "";
+    private static final String TASK_COUNTS_DOC = "Comma-separated topic:count pairs that fix a topic's task "
+            + "count T, e.g. 'orders:4,payments:4'. Without an entry, T is the topic's partition count when the "
+            + "group first assigns it. Declare T when a group migrates to this assignor after its topics were "
+            + "already expanded: T must be the partition count the keys were first written with. Task t holds every "
+            + "partition p with p % T == t, and all partitions of a task go to one consumer. Topics with the same "
+            + "T are co-partitioned: task t of each goes to the same consumer.";
+
+    /** What to do when a topic grows to a count that is not a multiple of T. */
+    public static final String EXPANSION_POLICY_CONFIG = "kscale.assignor.expansion.policy";
+    public static final String EXPANSION_POLICY_DEFAULT = "keep";
+    private static final String EXPANSION_POLICY_DOC = "What the group does when a topic grows to a partition "
+            + "count that is not a multiple of its task count T. Some keys then move to another task whatever the "
+            + "choice; the assignor logs an ERROR and counts it in the metric affinity-breaks-total. 'keep': T stays, "
+            + "and keys are back in their task once the count is a multiple of T again. 'rebase': T becomes the new "
+            + "count, as if the topic had been created with it. Topics listed in " + TASK_COUNTS_CONFIG
+            + " always keep their declared T.";
+
+    /** Whether the leader keeps the layout in a compacted topic. */
+    public static final String LAYOUT_STORE_ENABLED_CONFIG = "kscale.assignor.layout.store.enabled";
+    public static final boolean LAYOUT_STORE_ENABLED_DEFAULT = true;
+    private static final String LAYOUT_STORE_ENABLED_DOC = "When true, the group leader writes the task layout to "
+            + "the topic " + "kscale.assignor.layout.store.topic" + " (created on first use, compacted, keyed by group id) "
+            + "whenever it changes, with this consumer's own connection and security settings, and reads it when no "
+            + "member knows the layout of a subscribed topic. When false, the layout lives only in the members' "
+            + "subscriptions: if every member stops and a topic is expanded before one starts again, T becomes the "
+            + "new partition count and keys of the new partitions move to other tasks.";
+
+    /** The compacted topic that holds the layouts of every group using the store. */
+    public static final String LAYOUT_STORE_TOPIC_CONFIG = "kscale.assignor.layout.store.topic";
+    public static final String LAYOUT_STORE_TOPIC_DEFAULT = "kscale-assignor-layouts";
+    private static final String LAYOUT_STORE_TOPIC_DOC = "Name of the compacted topic with one record per group "
+            + "(key: group id; value: the layout, a few bytes per topic). Shared by all groups of a cluster. "
+            + "Has no effect when " + LAYOUT_STORE_ENABLED_CONFIG + " is false.";
+
+    /** Replication factor of the layout topic when the assignor creates it. */
+    public static final String LAYOUT_STORE_REPLICATION_FACTOR_CONFIG = "kscale.assignor.layout.store.replication.factor";
+    public static final short LAYOUT_STORE_REPLICATION_FACTOR_DEFAULT = -1;
+    private static final String LAYOUT_STORE_REPLICATION_FACTOR_DOC = "Replication factor of the layout topic "
+            + "when the assignor creates it; -1 uses the broker's default.replication.factor.";
+
+    /** Bound on each read or write of the layout topic. */
+    public static final String LAYOUT_STORE_TIMEOUT_MS_CONFIG = "kscale.assignor.layout.store.timeout.ms";
+    public static final int LAYOUT_STORE_TIMEOUT_MS_DEFAULT = 10_000;
+    private static final String LAYOUT_STORE_TIMEOUT_MS_DOC = "Longest time the leader spends reading or writing "
+            + "the layout topic in one rebalance. It runs inside the rebalance, so keep it well below "
+            + "max.poll.interval.ms (the rebalance timeout). On timeout the leader goes on without the stored "
+            + "layout and logs a WARN.";
+
+    private static final String GROUP = "Key-preserving assignor";
+
+    private static final ConfigDef CONFIG = new ConfigDef()
+            .define(TASK_COUNTS_CONFIG, Type.LIST, TASK_COUNTS_DEFAULT, new TaskCountsValidator(),
+                    Importance.MEDIUM, TASK_COUNTS_DOC, GROUP, 0, Width.LONG, "Task counts")
+            .define(EXPANSION_POLICY_CONFIG, Type.STRING, EXPANSION_POLICY_DEFAULT,
+                    ConfigDef.CaseInsensitiveValidString.in("keep", "rebase"),
+                    Importance.MEDIUM, EXPANSION_POLICY_DOC, GROUP, 1, Width.SHORT, "Expansion policy")
+            .define(LAYOUT_STORE_ENABLED_CONFIG, Type.BOOLEAN, LAYOUT_STORE_ENABLED_DEFAULT,
+                    Importance.MEDIUM, LAYOUT_STORE_ENABLED_DOC, GROUP, 2, Width.SHORT, "Layout store enabled")
+            .define(LAYOUT_STORE_TOPIC_CONFIG, Type.STRING, LAYOUT_STORE_TOPIC_DEFAULT, new TopicNameValidator(),
+                    Importance.LOW, LAYOUT_STORE_TOPIC_DOC, GROUP, 3, Width.MEDIUM, "Layout store topic")
+            .define(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG, Type.SHORT, LAYOUT_STORE_REPLICATION_FACTOR_DEFAULT,
+                    new ReplicationFactorValidator(),
+                    Importance.LOW, LAYOUT_STORE_REPLICATION_FACTOR_DOC, GROUP, 4, Width.SHORT, "Layout store replication")
+            .define(LAYOUT_STORE_TIMEOUT_MS_CONFIG, Type.INT, LAYOUT_STORE_TIMEOUT_MS_DEFAULT, Range.between(100, 300_000),
+                    Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 5, Width.SHORT, "Layout store timeout");
+
+    private final Map<String, Integer> taskCounts;
+    private final ExpansionPolicy expansionPolicy;
+    private final boolean layoutStoreEnabled;
+    private final String layoutStoreTopic;
+    private final short layoutStoreReplicationFactor;
+    private final Duration layoutStoreTimeout;
+    private final String groupId;
+    private final String clientId;
+
+    /**
+     * Parses and validates the settings.
+     *
+     * @param props the consumer's settings; unknown keys are ignored
+     * @throws ConfigException naming the key, the value and what is allowed if a value is invalid
+     */
+    public KeyPreservingAssignorConfig(Map<String, ?> props) {
+        Map<String, Object> parsed = CONFIG.parse(props);
+        @SuppressWarnings("unchecked")
+        List<String> pairs = (List<String>) parsed.get(TASK_COUNTS_CONFIG);
+        this.taskCounts = Collections.unmodifiableMap(parseTaskCounts(pairs));
+        this.expansionPolicy = ExpansionPolicy.valueOf(
+                ((String) parsed.get(EXPANSION_POLICY_CONFIG)).toUpperCase(Locale.ROOT));
+        this.layoutStoreEnabled = (Boolean) parsed.get(LAYOUT_STORE_ENABLED_CONFIG);
+        this.layoutStoreTopic = (String) parsed.get(LAYOUT_STORE_TOPIC_CONFIG);
+        this.layoutStoreReplicationFactor = (Short) parsed.get(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG);
+        this.layoutStoreTimeout = Duration.ofMillis((Integer) parsed.get(LAYOUT_STORE_TIMEOUT_MS_CONFIG));
+        Object group = props.get(ConsumerConfig.GROUP_ID_CONFIG);
+        this.groupId = group == null ? "" : group.toString();
+        Object client = props.get(ConsumerConfig.CLIENT_ID_CONFIG);
+        this.clientId = client == null ? "" : client.toString();
+    }
+
+    /** @return declared task count per topic, from {@value #TASK_COUNTS_CONFIG}; empty by default */
+    public Map<String, Integer> taskCounts() {
+        return taskCounts;
+    }
+
+    /** @return the policy of {@value #EXPANSION_POLICY_CONFIG} */
+    public ExpansionPolicy expansionPolicy() {
+        return expansionPolicy;
+    }
+
+    /** @return the value of {@value #LAYOUT_STORE_ENABLED_CONFIG} */
+    public boolean layoutStoreEnabled() {
+        return layoutStoreEnabled;
+    }
+
+    /** @return the value of {@value #LAYOUT_STORE_TOPIC_CONFIG} */
+    public String layoutStoreTopic() {
+        return layoutStoreTopic;
+    }
+
+    /** @return the value of {@value #LAYOUT_STORE_REPLICATION_FACTOR_CONFIG} */
+    public short layoutStoreReplicationFactor() {
+        return layoutStoreReplicationFactor;
+    }
+
+    /** @return the value of {@value #LAYOUT_STORE_TIMEOUT_MS_CONFIG} */
+    public Duration layoutStoreTimeout() {
+        return layoutStoreTimeout;
+    }
+
+    /** @return the consumer's {@code group.id}, or "" if it has none */
+    public String groupId() {
+        return groupId;
+    }
+
+    /** @return the consumer's {@code client.id} (Kafka passes a generated one if unset), or "" */
+    public String clientId() {
+        return clientId;
+    }
+
+    /**
+     * The definition of this class's settings, for documentation ({@code toHtml()}, {@code toRst()}).
+     *
+     * @return a copy of the definition
+     */
+    public static ConfigDef configDef() {
+        return new ConfigDef(CONFIG);
+    }
+
+    /** Parses pairs the validator accepted. */
+    private static Map<String, Integer> parseTaskCounts(List<String> pairs) {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (String pair : pairs) {
+            int colon = pair.lastIndexOf(':');
+            counts.put(pair.substring(0, colon).trim(), Integer.parseInt(pair.substring(colon + 1).trim()));
+        }
+        return counts;
+    }
+
+    @Override
+    public String toString() {
+        return TASK_COUNTS_CONFIG + "=" + taskCounts + ", " + EXPANSION_POLICY_CONFIG + "=" + expansionPolicy
+                + ", " + LAYOUT_STORE_ENABLED_CONFIG + "=" + layoutStoreEnabled + ", " + LAYOUT_STORE_TOPIC_CONFIG
+                + "=" + layoutStoreTopic + ", " + LAYOUT_STORE_TIMEOUT_MS_CONFIG + "=" + layoutStoreTimeout.toMillis();
+    }
+
+    /** Each entry {@code topic:count}, a legal topic name, a count in 1..{@link TopicLayout#MAX_COUNT}, no topic twice. */
+    private static final class TaskCountsValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> pairs = (List<String>) value;
+            Map<String, String> seen = new TreeMap<>();
+            for (String pair : pairs) {
+                int colon = pair.lastIndexOf(':');
+                String topic = colon < 0 ? "" : pair.substring(0, colon).trim();
+                String count = colon < 0 ? "" : pair.substring(colon + 1).trim();
+                if (!TopicLayout.isLegalName(topic)) {
+                    throw new ConfigException(name, value, "entry '" + pair + "' must be topic:count with a legal topic name");
+                }
+                long parsed;
+                try {
+                    parsed = Long.parseLong(count);
+                } catch (NumberFormatException e) {
+                    parsed = -1;
+                }
+                if (parsed < 1 || parsed > TopicLayout.MAX_COUNT) {
+                    throw new ConfigException(name, value, "entry '" + pair + "' must have a count between 1 and "
+                            + TopicLayout.MAX_COUNT);
+                }
+                if (seen.put(topic, count) != null) {
+                    throw new ConfigException(name, value, "topic '" + topic + "' appears twice");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "comma-separated topic:count pairs, count between 1 and " + TopicLayout.MAX_COUNT;
+        }
+    }
+
+    /** A legal Kafka topic name. */
+    private static final class TopicNameValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null || !TopicLayout.isLegalName((String) value)) {
+                throw new ConfigException(name, value, "must be a legal topic name: 1 to "
+                        + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "a legal topic name";
+        }
+    }
+
+    /** -1 or at least 1. */
+    private static final class ReplicationFactorValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            short factor = (Short) value;
+            if (factor != -1 && factor < 1) {
+                throw new ConfigException(name, value, "must be -1 (broker default) or at least 1");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "-1 or at least 1";
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.kscale.assignor;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Optional;
+import java.util.zip.CRC32C;
+
+/**
+ * The frame of kscale's userData messages, the same as {@link io.kscale.assignor.layout.LayoutCodec}'s:
+ * a magic byte naming the message type, a version byte, then a CRC32C of everything but the
+ * checksum itself, then the body. Every later version only appends to the body of the version
+ * before it, so a member reads what it knows of a newer message and ignores the rest; a message
+ * that fails the checksum or has an unknown magic byte is not ours and is ignored.
+ */
+final class UserDataEnvelope {
+
+    static final byte VERSION_0 = 0;
+    static final int HEADER_SIZE = 6;
+    private static final int CRC_OFFSET = 2;
+
+    private UserDataEnvelope() {
+    }
+
+    /** Starts a message: header with a zero checksum, to be filled in by {@link #finish}. */
+    static ByteArrayOutputStream start(byte magic) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        out.write(magic);
+        out.write(VERSION_0);
+        for (int i = 0; i < 4; i++) {
+            out.write(0);
+        }
+        return out;
+    }
+
+    /** @return the finished message, checksum filled in, positioned at 0 */
+    static ByteBuffer finish(ByteArrayOutputStream out) {
+        ByteBuffer message = ByteBuffer.wrap(out.toByteArray());
+        message.putInt(CRC_OFFSET, checksum(message));
+        return message;
+    }
+
+    /**
+     * Opens a message of the given type.
+     *
+     * @param buffer any bytes, from position to limit; not modified; may be null
+     * @return the body (a new buffer positioned after the header) and the version, or empty if the
+     *     bytes are not a message of this magic byte with a valid checksum
+     */
+    static Optional<Body> open(ByteBuffer buffer, byte magic) {
+        if (buffer == null || buffer.remaining() < HEADER_SIZE) {
+            return Optional.empty();
+        }
+        ByteBuffer message = buffer.slice().order(ByteOrder.BIG_ENDIAN);
+        if (message.get(0) != magic || message.getInt(CRC_OFFSET) != checksum(message)) {
+            return Optional.empty();
+        }
+        int version = message.get(1) & 0xFF;
+        message.position(HEADER_SIZE);
+        return Optional.of(new Body(version, message));
+    }
+
+    private static int checksum(ByteBuffer message) {
+        CRC32C crc = new CRC32C();
+        ByteBuffer part = message.duplicate();
+        part.position(0).limit(CRC_OFFSET);
+        crc.update(part);
+        part.limit(message.limit()).position(HEADER_SIZE);
+        crc.update(part);
+        return (int) crc.getValue();
+    }
+
+    /** An opened message: its version and its body. */
+    static final class Body {
+        final int version;
+        final ByteBuffer in;
+
+        Body(int version, ByteBuffer in) {
+            this.version = version;
+            this.in = in;
+        }
+
+        /** Reads a length-prefixed nested message (a layout), or null if malformed. */
+        ByteBuffer readNested() {
+            long length = io.kscale.assignor.layout.Varints.read(in, in.remaining());
+            if (length < 0) {
+                return null;
+            }
+            ByteBuffer nested = in.slice();
+            nested.limit((int) length);
+            in.position(in.position() + (int) length);
+            return nested;
+        }
+
+        /** Version 0 has nothing after its body; later versions may append. */
+        boolean endsWell() {
+            return version > VERSION_0 || !in.hasRemaining();
+        }
+    }
+
+    /** Writes a nested message with its length in front. */
+    static void writeNested(ByteArrayOutputStream out, ByteBuffer nested) {
+        io.kscale.assignor.layout.Varints.write(out, nested.remaining());
+        out.write(nested.array(), nested.arrayOffset() + nested.position(), nested.remaining());
+    }
+}

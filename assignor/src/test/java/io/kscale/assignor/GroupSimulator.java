@@ -1,0 +1,174 @@
+package io.kscale.assignor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.RebalanceProtocol;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Plays a consumer group's rebalances the way Kafka's ConsumerCoordinator does, without brokers:
+ * members with their own assignor instances, subscriptions with userData and owned partitions,
+ * the leader's {@code assign}, Kafka's COOPERATIVE check (no partition revoked from one member and
+ * given to another in one rebalance) and, under COOPERATIVE, the follow-up rebalance a member
+ * triggers after revoking. Every member is checked after each rebalance: no partition twice.
+ */
+final class GroupSimulator {
+
+    static final String GROUP = "group";
+    /** Metrics are JVM-wide per client id: each simulated group gets client ids of its own. */
+    private static final java.util.concurrent.atomic.AtomicInteger GROUPS = new java.util.concurrent.atomic.AtomicInteger();
+
+    private final RebalanceProtocol protocol;
+    private final Map<String, Object> settings;
+    private final SortedMap<String, Member> members = new TreeMap<>();
+    private final Map<String, Integer> partitionCounts = new TreeMap<>();
+    private final int groupNumber = GROUPS.incrementAndGet();
+    private int generation;
+
+    GroupSimulator(RebalanceProtocol protocol, Map<String, Object> settings) {
+        this.protocol = protocol;
+        this.settings = settings;
+    }
+
+    static final class Member {
+        final String id;
+        final KeyPreservingAssignor assignor = new KeyPreservingAssignor();
+        final List<String> topics;
+        List<TopicPartition> owned = List.of();
+        String rack;
+
+        Member(String id, List<String> topics) {
+            this.id = id;
+            this.topics = topics;
+        }
+    }
+
+    GroupSimulator topic(String topic, int partitions) {
+        partitionCounts.put(topic, partitions);
+        return this;
+    }
+
+    Member join(String id, String... topics) {
+        Member member = new Member(id, List.of(topics));
+        Map<String, Object> memberSettings = new HashMap<>(settings);
+        memberSettings.put("group.id", GROUP);
+        memberSettings.put("client.id", "group-" + groupNumber + "-" + id);
+        member.assignor.configure(memberSettings);
+        members.put(id, member);
+        return member;
+    }
+
+    void leave(String id) {
+        members.remove(id);
+    }
+
+    Member member(String id) {
+        return members.get(id);
+    }
+
+    /** Rebalances until no member has to revoke and rejoin (COOPERATIVE needs two rounds for a move). */
+    int rebalanceUntilStable() {
+        for (int rounds = 1; rounds <= 5; rounds++) {
+            if (!rebalance()) {
+                return rounds;
+            }
+        }
+        throw new AssertionError("no stable assignment after 5 rebalances");
+    }
+
+    /**
+     * One rebalance. The leader is the first member by id.
+     *
+     * @return whether some member revoked partitions and would rejoin at once (COOPERATIVE)
+     */
+    boolean rebalance() {
+        generation++;
+        Map<String, Subscription> subscriptions = new HashMap<>();
+        for (Member member : members.values()) {
+            ByteBuffer userData = member.assignor.subscriptionUserData(new HashSet<>(member.topics));
+            List<TopicPartition> owned = protocol == RebalanceProtocol.COOPERATIVE ? member.owned : List.of();
+            int memberGeneration = protocol == RebalanceProtocol.COOPERATIVE ? generation - 1 : -1;
+            subscriptions.put(member.id, new Subscription(member.topics, userData, owned, memberGeneration,
+                    Optional.ofNullable(member.rack)));
+        }
+        KeyPreservingAssignor leader = members.values().iterator().next().assignor;
+        GroupAssignment result = leader.assign(cluster(), new GroupSubscription(subscriptions));
+        Map<String, Assignment> assignments = result.groupAssignment();
+        assertThat(assignments.keySet()).containsExactlyInAnyOrderElementsOf(members.keySet());
+        checkEachPartitionOnce(assignments);
+        if (protocol == RebalanceProtocol.COOPERATIVE) {
+            checkCooperative(subscriptions, assignments);
+        }
+        boolean revoked = false;
+        for (Member member : members.values()) {
+            Assignment assignment = assignments.get(member.id);
+            revoked |= !assignment.partitions().containsAll(member.owned) && protocol == RebalanceProtocol.COOPERATIVE;
+            member.owned = List.copyOf(assignment.partitions());
+            member.assignor.onAssignment(assignment,
+                    new ConsumerGroupMetadata(GROUP, generation, member.id, Optional.empty()));
+        }
+        return revoked;
+    }
+
+    /** Kafka's ConsumerCoordinator#validateCooperativeAssignment, restated. */
+    private static void checkCooperative(Map<String, Subscription> subscriptions, Map<String, Assignment> assignments) {
+        Set<TopicPartition> revoked = new HashSet<>();
+        Set<TopicPartition> added = new HashSet<>();
+        subscriptions.forEach((member, subscription) -> {
+            List<TopicPartition> assigned = assignments.get(member).partitions();
+            subscription.ownedPartitions().stream().filter(p -> !assigned.contains(p)).forEach(revoked::add);
+            assigned.stream().filter(p -> !subscription.ownedPartitions().contains(p)).forEach(added::add);
+        });
+        revoked.retainAll(added);
+        assertThat(revoked).as("partitions revoked from one member and assigned to another in one rebalance").isEmpty();
+    }
+
+    private static void checkEachPartitionOnce(Map<String, Assignment> assignments) {
+        Set<TopicPartition> seen = new HashSet<>();
+        assignments.values().forEach(assignment -> assignment.partitions().forEach(partition ->
+                assertThat(seen.add(partition)).as("%s assigned twice", partition).isTrue()));
+    }
+
+    Cluster cluster() {
+        Node node = new Node(0, "127.0.0.1", 9092);
+        List<PartitionInfo> partitions = new ArrayList<>();
+        partitionCounts.forEach((topic, count) -> {
+            for (int p = 0; p < count; p++) {
+                partitions.add(new PartitionInfo(topic, p, node, new Node[] {node}, new Node[] {node}));
+            }
+        });
+        return new Cluster("cluster", List.of(node), partitions, Set.of(), Set.of());
+    }
+
+    /** @return the member that owns each partition now */
+    Map<TopicPartition, String> owners() {
+        Map<TopicPartition, String> owners = new HashMap<>();
+        members.values().forEach(member -> member.owned.forEach(partition -> owners.put(partition, member.id)));
+        return owners;
+    }
+
+    /** @return partitions per member now */
+    Map<String, Integer> load() {
+        Map<String, Integer> load = new TreeMap<>();
+        members.values().forEach(member -> load.put(member.id, member.owned.size()));
+        return load;
+    }
+}

@@ -1,0 +1,65 @@
+package io.kscale.assignor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kscale.assignor.layout.ExpansionPolicy;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class KeyPreservingAssignorConfigTest {
+
+    @Test
+    void shouldHaveDefaults() {
+        KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of("group.id", "g", "unknown.key", 1));
+        assertThat(config.taskCounts()).isEmpty();
+        assertThat(config.expansionPolicy()).isEqualTo(ExpansionPolicy.KEEP);
+        assertThat(config.layoutStoreEnabled()).isTrue();
+        assertThat(config.layoutStoreTopic()).isEqualTo("kscale-assignor-layouts");
+        assertThat(config.layoutStoreReplicationFactor()).isEqualTo((short) -1);
+        assertThat(config.layoutStoreTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.groupId()).isEqualTo("g");
+    }
+
+    @Test
+    void shouldParseTaskCountsAndPolicyInAnyCase() {
+        KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of(
+                KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, "orders:4, payments.eu:8",
+                KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG, "Rebase"));
+        assertThat(config.taskCounts()).containsExactly(Map.entry("orders", 4), Map.entry("payments.eu", 8));
+        assertThat(config.expansionPolicy()).isEqualTo(ExpansionPolicy.REBASE);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = ';', value = {
+        "kscale.assignor.task.counts; orders; must be topic:count",
+        "kscale.assignor.task.counts; orders:0; between 1 and",
+        "kscale.assignor.task.counts; orders:x; between 1 and",
+        "kscale.assignor.task.counts; bad topic!:4; legal topic name",
+        "kscale.assignor.task.counts; orders:4,orders:8; appears twice",
+        "kscale.assignor.expansion.policy; grow; KEEP, REBASE",
+        "kscale.assignor.layout.store.topic; no spaces; legal topic name",
+        "kscale.assignor.layout.store.replication.factor; 0; -1 (broker default) or at least 1",
+        "kscale.assignor.layout.store.timeout.ms; 50; at least 100",
+        "kscale.assignor.layout.store.enabled; maybe; Expected value to be either true or false",
+    })
+    void shouldRejectABadValueNamingKeyValueAndWhatIsAllowed(String key, String value, String allowed) {
+        assertThatThrownBy(() -> new KeyPreservingAssignorConfig(Map.of(key, value)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(key)
+                .hasMessageContaining(value.replace(",", ", ")) // a list value is printed as [a, b]
+                .hasMessageContaining(allowed);
+    }
+
+    @Test
+    void shouldFailAtConfigureOfTheAssignor() {
+        KeyPreservingAssignor assignor = new KeyPreservingAssignor();
+        assertThatThrownBy(() -> assignor.configure(Map.of(KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG, "grow")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG);
+    }
+}

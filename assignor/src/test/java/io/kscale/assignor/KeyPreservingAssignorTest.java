@@ -1,0 +1,266 @@
+package io.kscale.assignor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kscale.assignor.GroupSimulator.Member;
+import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.layout.TopicLayout;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.RebalanceProtocol;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.Test;
+
+/** The assignor end to end through simulated rebalances, under both protocols. */
+class KeyPreservingAssignorTest {
+
+    private static final Map<String, Object> NO_STORE = Map.of(KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false);
+    private static final String ORDERS = "orders";
+
+    @ParameterizedTest
+    @EnumSource(RebalanceProtocol.class)
+    void shouldKeepEveryKeyWithItsMemberWhenTheTopicGrowsFourToEightToSixteen(RebalanceProtocol protocol) {
+        GroupSimulator group = new GroupSimulator(protocol, NO_STORE).topic(ORDERS, 4);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.join("c", ORDERS);
+        group.rebalanceUntilStable();
+        Map<Integer, String> ownerOfKeyHash = ownerOfEveryKey(group, 4);
+
+        for (int partitions : new int[] {8, 16}) {
+            group.topic(ORDERS, partitions);
+            group.rebalanceUntilStable();
+            assertThat(ownerOfEveryKey(group, partitions)).as("key owners at %d partitions", partitions).isEqualTo(ownerOfKeyHash);
+        }
+        assertThat(group.member("a").assignor.knownLayout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 16));
+    }
+
+    @Test
+    void shouldMoveExactlyThreeUnitsWhenAFourthMemberJoinsTwelveUnits() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 12);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.join("c", ORDERS);
+        group.rebalanceUntilStable();
+        Map<TopicPartition, String> before = group.owners();
+
+        group.join("d", ORDERS);
+        assertThat(group.rebalance()).as("the first rebalance only revokes").isTrue();
+        assertThat(group.member("d").owned).as("withheld while a, b, c still own them").isEmpty();
+        group.rebalanceUntilStable();
+
+        Map<TopicPartition, String> after = group.owners();
+        long moved = before.keySet().stream().filter(p -> !before.get(p).equals(after.get(p))).count();
+        assertThat(moved).isEqualTo(3);
+        assertThat(group.load().values()).containsOnly(3);
+    }
+
+    @Test
+    void shouldKeepCoPartitionedTasksTogether() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE)
+                .topic(ORDERS, 8).topic("payments", 4);
+        group.join("a", ORDERS, "payments");
+        group.join("b", ORDERS, "payments");
+        group.rebalanceUntilStable();
+        Map<TopicPartition, String> owners = group.owners();
+        for (int p = 0; p < 8; p++) {
+            assertThat(owners.get(new TopicPartition(ORDERS, p)))
+                    .as("orders-%d goes with payments-%d", p, p % 4)
+                    .isEqualTo(owners.get(new TopicPartition("payments", p % 4)));
+        }
+    }
+
+    @Test
+    void shouldPlaceTopicsOnlyOnTheirSubscribers() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE)
+                .topic(ORDERS, 4).topic("audit", 2);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS, "audit");
+        group.join("c", "audit");
+        group.rebalanceUntilStable();
+        group.owners().forEach((partition, member) ->
+                assertThat(group.member(member).topics).as("%s on %s", partition, member).contains(partition.topic()));
+        assertThat(group.owners()).hasSize(6);
+    }
+
+    @Test
+    void shouldLogAndCountAnExpansionThatBreaksAffinityAndGoOn() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 4);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.rebalanceUntilStable();
+        group.topic(ORDERS, 6);
+        group.rebalanceUntilStable();
+        assertThat(group.owners()).hasSize(6);
+        assertThat(group.member("a").assignor.metrics().value("affinity-breaks-total")).isEqualTo(1.0);
+        assertThat(group.member("a").assignor.knownLayout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 6));
+    }
+
+    @Test
+    void shouldRebaseTheTaskCountWhenTheSettingSaysSo() {
+        Map<String, Object> settings = new HashMap<>(NO_STORE);
+        settings.put(KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG, "REBASE");
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, settings).topic(ORDERS, 4);
+        group.join("a", ORDERS);
+        group.rebalanceUntilStable();
+        group.topic(ORDERS, 6);
+        group.rebalanceUntilStable();
+        assertThat(group.member("a").assignor.knownLayout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 6, 6));
+    }
+
+    @Test
+    void shouldUseADeclaredTaskCount() {
+        Map<String, Object> settings = new HashMap<>(NO_STORE);
+        settings.put(KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, "orders:2");
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, settings).topic(ORDERS, 8);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.rebalanceUntilStable();
+        Map<TopicPartition, String> owners = group.owners();
+        for (int p = 0; p < 8; p++) {
+            assertThat(owners.get(new TopicPartition(ORDERS, p))).isEqualTo(owners.get(new TopicPartition(ORDERS, p % 2)));
+        }
+    }
+
+    @Test
+    void shouldRecoverTheLayoutFromTheStoreAfterTheWholeGroupRestartedAndTheTopicGrew() {
+        InMemoryLayoutStore store = new InMemoryLayoutStore();
+        GroupSimulator first = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 4);
+        first.join("a", ORDERS).assignor.layoutStore(store);
+        first.join("b", ORDERS).assignor.layoutStore(store);
+        first.rebalanceUntilStable();
+        assertThat(store.saved).isNotNull();
+
+        GroupSimulator restarted = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 8);
+        restarted.join("a2", ORDERS).assignor.layoutStore(store);
+        restarted.join("b2", ORDERS).assignor.layoutStore(store);
+        restarted.rebalanceUntilStable();
+        assertThat(restarted.member("a2").assignor.knownLayout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 8));
+        assertThat(restarted.member("a2").assignor.metrics().value("layout-store-loads-total")).isEqualTo(1.0);
+        assertThat(store.saved.topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 8));
+    }
+
+    @Test
+    void shouldWithoutAStoreTakeTheNewCountAfterAFullRestart() {
+        GroupSimulator restarted = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 8);
+        restarted.join("a", ORDERS);
+        restarted.rebalanceUntilStable();
+        assertThat(restarted.member("a").assignor.knownLayout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 8, 8));
+    }
+
+    @Test
+    void shouldIgnoreForeignAndCorruptUserDataAndStillAssignEveryPartition() {
+        KeyPreservingAssignor leader = new KeyPreservingAssignor();
+        leader.configure(Map.of("group.id", "g", "client.id", "corrupt-test",
+                KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false));
+        ByteBuffer good = new KeyPreservingAssignor().subscriptionUserData(Set.of(ORDERS));
+        ByteBuffer flipped = good.duplicate();
+        byte[] bytes = new byte[flipped.remaining()];
+        flipped.get(bytes);
+        bytes[bytes.length - 1] ^= 1;
+        Map<String, Subscription> subscriptions = new TreeMap<>();
+        subscriptions.put("a", new Subscription(List.of(ORDERS), ByteBuffer.wrap(new byte[] {0, 1, 2, 3, 4, 5, 6, 7, 8})));
+        subscriptions.put("b", new Subscription(List.of(ORDERS), ByteBuffer.wrap(bytes)));
+        subscriptions.put("c", new Subscription(List.of(ORDERS), null));
+        GroupSimulator cluster = new GroupSimulator(RebalanceProtocol.EAGER, NO_STORE).topic(ORDERS, 6);
+
+        Map<String, List<TopicPartition>> assigned = new TreeMap<>();
+        leader.assign(cluster.cluster(), new GroupSubscription(subscriptions)).groupAssignment()
+                .forEach((member, assignment) -> assigned.put(member, assignment.partitions()));
+
+        assertThat(assigned.values().stream().mapToInt(List::size).sum()).isEqualTo(6);
+        assertThat(assigned.values()).allSatisfy(partitions -> assertThat(partitions).hasSize(2));
+        assertThat(leader.metrics().value("malformed-user-data-total")).isEqualTo(2.0);
+    }
+
+    @Test
+    void shouldKeepTasksOnTheirMembersUnderEagerWhereOwnedPartitionsArriveEmpty() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.EAGER, NO_STORE).topic(ORDERS, 12);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.join("c", ORDERS);
+        group.rebalanceUntilStable();
+        Map<TopicPartition, String> before = group.owners();
+        group.join("d", ORDERS);
+        group.rebalanceUntilStable();
+        Map<TopicPartition, String> after = group.owners();
+        long moved = before.keySet().stream().filter(p -> !before.get(p).equals(after.get(p))).count();
+        assertThat(moved).isEqualTo(3);
+    }
+
+    @Test
+    void shouldBalanceWhenAMemberLeaves() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 12);
+        for (String id : List.of("a", "b", "c", "d")) {
+            group.join(id, ORDERS);
+        }
+        group.rebalanceUntilStable();
+        group.leave("b");
+        group.rebalanceUntilStable();
+        assertThat(group.load().values()).containsOnly(4);
+    }
+
+    @Test
+    void shouldNeverThrowOnRandomUserData() {
+        SplittableRandom random = new SplittableRandom(20261129L);
+        ByteBuffer good = new MemberReport(5, List.of(new MemberReport.OwnedTask(4, 1)),
+                GroupLayout.of(3, List.of(TopicLayout.of(ORDERS, 4, 8)))).encode();
+        byte[] valid = Utils.toArray(good);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] bytes;
+            if (i % 2 == 0) {
+                bytes = valid.clone();
+                bytes[random.nextInt(bytes.length)] ^= (byte) (1 << random.nextInt(8));
+            } else {
+                bytes = new byte[random.nextInt(64)];
+                random.nextBytes(bytes);
+                if (bytes.length > 0) {
+                    bytes[0] = random.nextBoolean() ? MemberReport.MAGIC : AssignmentInfo.MAGIC;
+                }
+            }
+            byte[] truncated = java.util.Arrays.copyOf(valid, random.nextInt(valid.length));
+            assertThat(MemberReport.decode(ByteBuffer.wrap(bytes))).isEmpty();
+            assertThat(MemberReport.decode(ByteBuffer.wrap(truncated))).isEmpty();
+            assertThat(AssignmentInfo.decode(ByteBuffer.wrap(bytes))).isEmpty();
+        }
+        assertThat(MemberReport.decode(ByteBuffer.wrap(valid))).hasValueSatisfying(report -> {
+            assertThat(report.generation()).isEqualTo(5);
+            assertThat(report.layout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 8));
+        });
+    }
+
+    /** Which member holds each key hash's records, for every hash class mod the partition count. */
+    private static Map<Integer, String> ownerOfEveryKey(GroupSimulator group, int partitions) {
+        Map<TopicPartition, String> owners = group.owners();
+        Map<Integer, String> byHash = new TreeMap<>();
+        for (int hash = 0; hash < 64; hash++) {
+            byHash.put(hash, owners.get(new TopicPartition(ORDERS, hash % partitions)));
+        }
+        return byHash;
+    }
+
+    static final class InMemoryLayoutStore implements LayoutStore {
+        GroupLayout saved;
+
+        @Override
+        public Optional<GroupLayout> load() {
+            return Optional.ofNullable(saved);
+        }
+
+        @Override
+        public void save(GroupLayout layout) {
+            saved = layout;
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.kscale.lab.expansion;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.common.TopicPartition;
+
+/** The members of the counting group, and what they saw together. */
+final class CountingGroup implements AutoCloseable {
+
+    private final ExpansionPeer peer;
+    private final String topic;
+    private final String groupId;
+    private final Map<String, Object> clientProperties;
+    private final List<CountingMember> members = new ArrayList<>();
+    private final List<CountingMember> departed = new ArrayList<>();
+    private final Map<String, Set<Long>> received = new ConcurrentHashMap<>();
+    private int nextId;
+
+    CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> clientProperties) {
+        this.peer = peer;
+        this.topic = topic;
+        this.groupId = groupId;
+        this.clientProperties = clientProperties;
+    }
+
+    void addMember() {
+        members.add(new CountingMember("member-" + nextId++, topic, groupId, peer.className(), clientProperties, received));
+    }
+
+    void removeFirstMember() {
+        CountingMember leaving = members.remove(0);
+        leaving.close();
+        departed.add(leaving);
+    }
+
+    /** The members now in the group. */
+    List<CountingMember> members() {
+        return List.copyOf(members);
+    }
+
+    boolean isSettled() {
+        return members.stream().allMatch(CountingMember::isSettled);
+    }
+
+    Set<TopicPartition> ownedPartitions() {
+        Set<TopicPartition> owned = new HashSet<>();
+        members.forEach(member -> owned.addAll(member.owned()));
+        return owned;
+    }
+
+    Optional<String> partitionOwnedTwice() {
+        Map<TopicPartition, String> owners = new TreeMap<>((a, b) -> a.toString().compareTo(b.toString()));
+        for (CountingMember member : members) {
+            for (TopicPartition partition : member.owned()) {
+                String other = owners.put(partition, member.id());
+                if (other != null) {
+                    return Optional.of(partition + " owned by " + other + " and " + member.id());
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** @return partitions per member, for logs */
+    Map<String, Integer> ownership() {
+        Map<String, Integer> ownership = new TreeMap<>();
+        members.forEach(member -> ownership.put(member.id(), member.owned().size()));
+        return ownership;
+    }
+
+    /** Distinct (key, number) pairs received by any member, present or departed. */
+    long distinctRecords() {
+        return received.values().stream().mapToLong(Set::size).sum();
+    }
+
+    /** @return records sent but never received by any member */
+    long missing(Map<String, Long> sentPerKey) {
+        long missing = 0;
+        for (Map.Entry<String, Long> sent : sentPerKey.entrySet()) {
+            Set<Long> got = received.getOrDefault(sent.getKey(), Set.of());
+            for (long sequence = 0; sequence < sent.getValue(); sequence++) {
+                if (!got.contains(sequence)) {
+                    missing++;
+                }
+            }
+        }
+        return missing;
+    }
+
+    long orderViolations() {
+        long violations = 0;
+        for (CountingMember member : members) {
+            violations += member.orderViolations();
+        }
+        for (CountingMember member : departed) {
+            violations += member.orderViolations();
+        }
+        return violations;
+    }
+
+    long rebalances() {
+        return members.stream().mapToLong(CountingMember::rebalances).sum()
+                + departed.stream().mapToLong(CountingMember::rebalances).sum();
+    }
+
+    @Override
+    public void close() {
+        members.forEach(CountingMember::close);
+    }
+}

@@ -1,0 +1,80 @@
+package io.kscale.lab.expansion;
+
+import java.util.List;
+
+/** The outcome of the expansion scenario for one assignor. */
+public final class ExpansionRun {
+
+    private final ExpansionPeer peer;
+    private final List<Integer> partitionSteps;
+    private final KeyOutcome keys;
+    private final long sent;
+    private final long received;
+    private final long missing;
+    private final long orderViolations;
+    private final List<String> ownershipProblems;
+    private final long rebalances;
+
+    ExpansionRun(ExpansionPeer peer, List<Integer> partitionSteps, KeyOutcome keys, long sent, long received,
+                 long missing, long orderViolations, List<String> ownershipProblems, long rebalances) {
+        this.peer = peer;
+        this.partitionSteps = List.copyOf(partitionSteps);
+        this.keys = keys;
+        this.sent = sent;
+        this.received = received;
+        this.missing = missing;
+        this.orderViolations = orderViolations;
+        this.ownershipProblems = List.copyOf(ownershipProblems);
+        this.rebalances = rebalances;
+    }
+
+    public ExpansionPeer peer() {
+        return peer;
+    }
+
+    public List<Integer> partitionSteps() {
+        return partitionSteps;
+    }
+
+    /** @return split keys and wrong counts after the expansions, before the membership changes */
+    public KeyOutcome keys() {
+        return keys;
+    }
+
+    /** @return records the producer had acknowledged at the end */
+    public long sent() {
+        return sent;
+    }
+
+    /** @return distinct records the group received */
+    public long received() {
+        return received;
+    }
+
+    /** @return records sent but never received */
+    public long missing() {
+        return missing;
+    }
+
+    /** @return records that arrived after a higher number of the same key, on the same member */
+    public long orderViolations() {
+        return orderViolations;
+    }
+
+    /** @return partitions owned twice when the group had settled, per rebalance checked */
+    public List<String> ownershipProblems() {
+        return ownershipProblems;
+    }
+
+    /** @return assignments received by all members together */
+    public long rebalances() {
+        return rebalances;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("%s: partitions %s; %s; sent %d, received %d, missing %d; order violations %d; "
+                        + "ownership problems %s; %d assignments", peer.label(), partitionSteps, keys, sent, received,
+                missing, orderViolations, ownershipProblems, rebalances);
+    }
+}
