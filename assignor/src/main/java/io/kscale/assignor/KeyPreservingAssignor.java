@@ -1,10 +1,9 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.MemberReport.OwnedTask;
 import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.TopicLayout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,7 +59,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     /** What this member learnt from its last assignment; reported in its next subscription. */
     private GroupLayout knownLayout = GroupLayout.empty();
     private int generation = -1;
-    private List<OwnedTask> ownedTasks = List.of();
+    private Map<String, List<Integer>> ownedTasks = Map.of();
 
     /** Creates an assignor; the consumer calls {@link #configure} next. */
     public KeyPreservingAssignor() {
@@ -124,11 +123,12 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout);
     }
 
-    private static List<OwnedTask> ownedTasks(List<TopicPartition> partitions, GroupLayout layout) {
-        List<OwnedTask> tasks = new ArrayList<>();
+    /** The tasks of the partitions assigned, per topic, for the next subscription (EAGER needs them). */
+    private static Map<String, List<Integer>> ownedTasks(List<TopicPartition> partitions, GroupLayout layout) {
+        Map<String, List<Integer>> tasks = new HashMap<>();
         for (TopicPartition partition : partitions) {
-            Optional<TopicLayout> topic = layout.topic(partition.topic());
-            topic.ifPresent(t -> tasks.add(new OwnedTask(t.taskCount(), t.taskOf(partition.partition()))));
+            layout.topic(partition.topic()).ifPresent(topic -> tasks.computeIfAbsent(partition.topic(),
+                    t -> new ArrayList<>()).add(topic.taskOf(partition.partition())));
         }
         return tasks;
     }

@@ -1,6 +1,5 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.MemberReport.OwnedTask;
 import io.kscale.assignor.layout.GroupLayout;
 import io.kscale.assignor.layout.LayoutChange;
 import io.kscale.assignor.layout.LayoutMerge;
@@ -58,6 +57,8 @@ import org.slf4j.LoggerFactory;
  *       partitions move together, so the new owner never reads a child partition while the old
  *       owner still reads its parent.</li>
  * </ol>
+ * Between placing and handing out, {@link RackAlignment} swaps units of equal weight between
+ * members when consumers set {@code client.rack}, to read more partitions from a local replica.
  *
  * <p>Worked example: members A and B, topic {@code orders} with T = 4 (units 4:0..4:3, A owns
  * 4:0 and 4:1, B owns 4:2 and 4:3), grown from 4 to 8 partitions. The layout is EXPANDED (T stays
@@ -81,6 +82,7 @@ final class LeaderAssignment {
     private final Map<String, List<TopicPartition>> assigned = new TreeMap<>();
     private int movedTasks;
     private int withheldPartitions;
+    private int rackSwaps;
 
     LeaderAssignment(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics,
                      GroupSubscription groupSubscription) {
@@ -103,14 +105,15 @@ final class LeaderAssignment {
         boolean cooperative = !owners.isEmpty();
         subscriptions.keySet().forEach(member -> assigned.put(member, new ArrayList<>()));
         for (Map.Entry<SortedSet<String>, SortedSet<String>> topicClass : topicClasses(layout, metadata).entrySet()) {
-            place(layout, topicClass.getKey(), topicClass.getValue(), owners, cooperative);
+            place(layout, topicClass.getKey(), topicClass.getValue(), owners, cooperative, metadata);
         }
         metrics.assignmentComputed();
         metrics.moved(movedTasks);
         metrics.withheld(withheldPartitions);
         metrics.layoutEpoch(layout.epoch());
         log.info("Assigned {} members, layout epoch {}: {} tasks moved, {} partitions withheld until their owner "
-                + "revokes them", subscriptions.size(), layout.epoch(), movedTasks, withheldPartitions);
+                + "revokes them, {} task swaps for rack locality", subscriptions.size(), layout.epoch(), movedTasks,
+                withheldPartitions, rackSwaps);
         ByteBuffer userData = AssignmentInfo.encode(layout);
         Map<String, Assignment> assignments = new HashMap<>();
         assigned.forEach((member, partitions) -> assignments.put(member, new Assignment(partitions, userData.duplicate())));
@@ -244,7 +247,7 @@ final class LeaderAssignment {
     }
 
     private void place(GroupLayout layout, SortedSet<String> members, SortedSet<String> topics,
-                       Map<TopicPartition, String> owners, boolean cooperative) {
+                       Map<TopicPartition, String> owners, boolean cooperative, Cluster metadata) {
         Units units = Units.of(layout, topics);
         Map<String, String> priorOwner = new HashMap<>();
         for (Unit unit : units.units()) {
@@ -265,13 +268,18 @@ final class LeaderAssignment {
             clients.add(client.build());
         }
         Placement placement = engine.place(new PlacementRequest(tasks, clients, PlacementSettings.defaults()));
-        Map<String, Unit> unitsById = new HashMap<>();
-        units.units().forEach(unit -> unitsById.put(unit.id(), unit));
-        placement.clients().forEach((member, clientPlacement) -> {
-            for (String unitId : clientPlacement.active()) {
-                handOut(member, unitsById.get(unitId), priorOwner.get(unitId), owners);
+        Map<String, String> placed = new TreeMap<>();
+        placement.clients().forEach((member, clientPlacement) ->
+                clientPlacement.active().forEach(unitId -> placed.put(unitId, member)));
+        Map<String, String> racks = new HashMap<>();
+        members.forEach(member -> subscriptions.get(member).rackId().ifPresent(rack -> racks.put(member, rack)));
+        rackSwaps += RackAlignment.align(placed, units.units(), racks, metadata);
+        for (Unit unit : units.units()) {
+            String member = placed.get(unit.id());
+            if (member != null) {
+                handOut(member, unit, priorOwner.get(unit.id()), owners);
             }
-        });
+        }
     }
 
     /**
@@ -281,9 +289,9 @@ final class LeaderAssignment {
     private Optional<String> priorOwner(Unit unit, Set<String> members, Map<TopicPartition, String> owners,
                                         boolean cooperative) {
         if (!cooperative) {
-            OwnedTask task = new OwnedTask(unit.taskCount(), unit.task());
             return members.stream().filter(member -> reports.containsKey(member)
-                    && reports.get(member).ownedTasks().contains(task)).findFirst();
+                    && unit.topics().stream().anyMatch(topic -> reports.get(member).owned(topic, unit.task())))
+                    .findFirst();
         }
         SortedMap<String, Integer> owned = new TreeMap<>();
         for (String topic : unit.topics()) {

@@ -2,16 +2,19 @@ package io.kscale.assignor;
 
 import io.kscale.assignor.layout.GroupLayout;
 import io.kscale.assignor.layout.LayoutCodec;
-import io.kscale.assignor.layout.TopicLayout;
 import io.kscale.assignor.layout.Varints;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -24,25 +27,35 @@ import java.util.TreeSet;
  * <pre>
  *   header   6      magic 0x4D ('M'), version 0, CRC32C
  *   1-5             generation + 1, varint (0: the member has no generation yet)
- *   1-3             owned task count, varint
- *   per task        T, varint; task index t &lt; T, varint   (ascending by T, then t)
  *   1-5             layout length, varint; then the layout ({@link LayoutCodec})
+ *   1-3             number of topics with owned tasks, varint
+ *   per topic       index of the topic in the layout above (name order), varint, ascending;
+ *                   task count, varint (at least 1); then each task index, varint, ascending
  * </pre>
- * A member owning 100 tasks of T = 100 reports about 200 bytes plus its layout (a few bytes per
- * topic).
+ * Tasks are named by topic, not by task count: two topics with the same T in different
+ * subscriptions are separate tasks. A member owning 100 tasks of one topic reports about 100
+ * bytes plus its layout (a few bytes per topic).
  */
 final class MemberReport {
 
     static final byte MAGIC = 0x4D;
 
     private final int generation;
-    private final SortedSet<OwnedTask> ownedTasks;
+    private final SortedMap<String, SortedSet<Integer>> ownedTasks;
     private final GroupLayout layout;
 
-    MemberReport(int generation, Collection<OwnedTask> ownedTasks, GroupLayout layout) {
+    /**
+     * @param ownedTasks task indexes per topic; topics without a layout in {@code layout} are left out
+     */
+    MemberReport(int generation, Map<String, ? extends Collection<Integer>> ownedTasks, GroupLayout layout) {
         this.generation = generation;
-        this.ownedTasks = new TreeSet<>(ownedTasks);
         this.layout = Objects.requireNonNull(layout, "layout");
+        this.ownedTasks = new TreeMap<>();
+        ownedTasks.forEach((topic, tasks) -> {
+            if (layout.topic(topic).isPresent() && !tasks.isEmpty()) {
+                this.ownedTasks.put(topic, new TreeSet<>(tasks));
+            }
+        });
     }
 
     /** @return the generation of the member's last assignment, or -1 if it has none */
@@ -50,8 +63,10 @@ final class MemberReport {
         return generation;
     }
 
-    SortedSet<OwnedTask> ownedTasks() {
-        return ownedTasks;
+    /** @return whether the member owned task {@code task} of {@code topic} */
+    boolean owned(String topic, int task) {
+        SortedSet<Integer> tasks = ownedTasks.get(topic);
+        return tasks != null && tasks.contains(task);
     }
 
     GroupLayout layout() {
@@ -61,12 +76,14 @@ final class MemberReport {
     ByteBuffer encode() {
         ByteArrayOutputStream out = UserDataEnvelope.start(MAGIC);
         Varints.write(out, Math.max(0, generation + 1L));
-        Varints.write(out, ownedTasks.size());
-        for (OwnedTask task : ownedTasks) {
-            Varints.write(out, task.taskCount);
-            Varints.write(out, task.task);
-        }
         UserDataEnvelope.writeNested(out, LayoutCodec.encode(layout));
+        List<String> topics = topicNames(layout);
+        Varints.write(out, ownedTasks.size());
+        ownedTasks.forEach((topic, tasks) -> {
+            Varints.write(out, Collections.binarySearch(topics, topic));
+            Varints.write(out, tasks.size());
+            tasks.forEach(task -> Varints.write(out, task));
+        });
         return UserDataEnvelope.finish(out);
     }
 
@@ -84,67 +101,52 @@ final class MemberReport {
         UserDataEnvelope.Body body = opened.get();
         ByteBuffer in = body.in;
         long generation = Varints.read(in, Integer.MAX_VALUE);
-        long count = Varints.read(in, in.remaining() / 2);
-        if (generation < 0 || count < 0) {
+        ByteBuffer layoutBytes = generation < 0 ? null : body.readNested();
+        Optional<GroupLayout> layout = layoutBytes == null ? Optional.empty() : LayoutCodec.decode(layoutBytes);
+        if (layout.isEmpty()) {
             return Optional.empty();
         }
-        List<OwnedTask> tasks = new ArrayList<>((int) count);
-        for (long i = 0; i < count; i++) {
-            long taskCount = Varints.read(in, TopicLayout.MAX_COUNT);
-            long task = Varints.read(in, TopicLayout.MAX_COUNT);
-            if (taskCount < 1 || task < 0 || task >= taskCount) {
+        List<String> topics = topicNames(layout.get());
+        long topicCount = Varints.read(in, topics.size());
+        if (topicCount < 0) {
+            return Optional.empty();
+        }
+        Map<String, List<Integer>> owned = new TreeMap<>();
+        long previousTopic = -1;
+        for (long i = 0; i < topicCount; i++) {
+            long topic = Varints.read(in, topics.size() - 1L);
+            long taskCount = Varints.read(in, in.remaining());
+            if (topic <= previousTopic || taskCount < 1) {
                 return Optional.empty();
             }
-            tasks.add(new OwnedTask((int) taskCount, (int) task));
+            int taskLimit = layout.get().topic(topics.get((int) topic)).orElseThrow().taskCount();
+            List<Integer> tasks = new ArrayList<>((int) taskCount);
+            long previousTask = -1;
+            for (long j = 0; j < taskCount; j++) {
+                long task = Varints.read(in, taskLimit - 1L);
+                if (task <= previousTask) {
+                    return Optional.empty();
+                }
+                tasks.add((int) task);
+                previousTask = task;
+            }
+            owned.put(topics.get((int) topic), tasks);
+            previousTopic = topic;
         }
-        ByteBuffer layoutBytes = body.readNested();
-        if (layoutBytes == null) {
+        if (!body.endsWell()) {
             return Optional.empty();
         }
-        Optional<GroupLayout> layout = LayoutCodec.decode(layoutBytes);
-        if (layout.isEmpty() || !body.endsWell()) {
-            return Optional.empty();
-        }
-        return Optional.of(new MemberReport((int) generation - 1, tasks, layout.get()));
+        return Optional.of(new MemberReport((int) generation - 1, owned, layout.get()));
+    }
+
+    private static List<String> topicNames(GroupLayout layout) {
+        List<String> names = new ArrayList<>();
+        layout.topics().forEach(topic -> names.add(topic.topic()));
+        return names;
     }
 
     @Override
     public String toString() {
         return "MemberReport(generation " + generation + ", owned " + ownedTasks + ", " + layout + ")";
-    }
-
-    /**
-     * A task a member owned, named by the topic group's task count and the task index (the id of
-     * its {@link io.kscale.assignor.layout.Unit}, {@code T:t}).
-     */
-    static final class OwnedTask implements Comparable<OwnedTask> {
-        final int taskCount;
-        final int task;
-
-        OwnedTask(int taskCount, int task) {
-            this.taskCount = taskCount;
-            this.task = task;
-        }
-
-        @Override
-        public int compareTo(OwnedTask other) {
-            int byCount = Integer.compare(taskCount, other.taskCount);
-            return byCount != 0 ? byCount : Integer.compare(task, other.task);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof OwnedTask && ((OwnedTask) o).taskCount == taskCount && ((OwnedTask) o).task == task;
-        }
-
-        @Override
-        public int hashCode() {
-            return 31 * taskCount + task;
-        }
-
-        @Override
-        public String toString() {
-            return taskCount + ":" + task;
-        }
     }
 }

@@ -1,10 +1,12 @@
 /**
  * Consumer-group assignment that keeps every key on its consumer when a topic's partition count
- * is multiplied (Samza SEP-5) and keeps a task on its caught-up prior owner while a new owner
- * warms up (KIP-441).
+ * is multiplied (Samza SEP-5), and keeps each key's records in order across that expansion.
  *
- * <p>The pure placement engine that decides active, standby and warmup tasks lives in
- * {@code io.kscale.assignor.placement} (issue 5). Not built yet: {@code KeyPreservingAssignor}
- * (issue 4), which will land in this package and call the engine.
+ * <p>Public API: {@link io.kscale.assignor.KeyPreservingAssignor} (set it with
+ * {@code partition.assignment.strategy}), its settings {@link io.kscale.assignor.KeyPreservingAssignorConfig},
+ * and the member-side {@link io.kscale.assignor.ExpansionBarrier} for the poll loop. The task
+ * layout ({@code io.kscale.assignor.layout}) and the placement engine
+ * ({@code io.kscale.assignor.placement}, shared with the Kafka Streams assignor) are public for
+ * those modules; everything else here is internal.
  */
 package io.kscale.assignor;

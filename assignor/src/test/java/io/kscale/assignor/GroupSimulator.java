@@ -41,6 +41,7 @@ final class GroupSimulator {
     private final SortedMap<String, Member> members = new TreeMap<>();
     private final Map<String, Integer> partitionCounts = new TreeMap<>();
     private final int groupNumber = GROUPS.incrementAndGet();
+    private List<String> brokerRacks = List.of();
     private int generation;
 
     GroupSimulator(RebalanceProtocol protocol, Map<String, Object> settings) {
@@ -147,15 +148,25 @@ final class GroupSimulator {
                 assertThat(seen.add(partition)).as("%s assigned twice", partition).isTrue()));
     }
 
+    /** Puts one broker in each rack given; partition p's only replica is on broker p % brokers. */
+    GroupSimulator brokerRacks(String... racks) {
+        brokerRacks = List.of(racks);
+        return this;
+    }
+
     Cluster cluster() {
-        Node node = new Node(0, "127.0.0.1", 9092);
+        List<Node> nodes = new ArrayList<>();
+        for (int id = 0; id < Math.max(1, brokerRacks.size()); id++) {
+            nodes.add(new Node(id, "127.0.0.1", 9092 + id, brokerRacks.isEmpty() ? null : brokerRacks.get(id)));
+        }
         List<PartitionInfo> partitions = new ArrayList<>();
         partitionCounts.forEach((topic, count) -> {
             for (int p = 0; p < count; p++) {
+                Node node = nodes.get(p % nodes.size());
                 partitions.add(new PartitionInfo(topic, p, node, new Node[] {node}, new Node[] {node}));
             }
         });
-        return new Cluster("cluster", List.of(node), partitions, Set.of(), Set.of());
+        return new Cluster("cluster", nodes, partitions, Set.of(), Set.of());
     }
 
     /** @return the member that owns each partition now */

@@ -200,6 +200,26 @@ class KeyPreservingAssignorTest {
     }
 
     @Test
+    void shouldPreferMembersInTheRackOfTheReplicasWithoutBreakingBalanceOrAffinity() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE)
+                .topic(ORDERS, 4).brokerRacks("r0", "r1");
+        // Members named so that the engine, which knows nothing of racks, would give a the tasks of r0.
+        group.join("a", ORDERS).rack = "r1";
+        group.join("b", ORDERS).rack = "r0";
+        group.rebalanceUntilStable();
+        group.topic(ORDERS, 8);
+        group.rebalanceUntilStable();
+
+        group.owners().forEach((partition, member) -> assertThat(group.member(member).rack)
+                .as("%s on %s", partition, member).isEqualTo("r" + (partition.partition() % 2)));
+        assertThat(group.load().values()).containsOnly(4);
+        Map<TopicPartition, String> owners = group.owners();
+        for (int p = 4; p < 8; p++) {
+            assertThat(owners.get(new TopicPartition(ORDERS, p))).isEqualTo(owners.get(new TopicPartition(ORDERS, p - 4)));
+        }
+    }
+
+    @Test
     void shouldBalanceWhenAMemberLeaves() {
         GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 12);
         for (String id : List.of("a", "b", "c", "d")) {
@@ -214,7 +234,7 @@ class KeyPreservingAssignorTest {
     @Test
     void shouldNeverThrowOnRandomUserData() {
         SplittableRandom random = new SplittableRandom(20261129L);
-        ByteBuffer good = new MemberReport(5, List.of(new MemberReport.OwnedTask(4, 1)),
+        ByteBuffer good = new MemberReport(5, Map.of(ORDERS, List.of(1, 3)),
                 GroupLayout.of(3, List.of(TopicLayout.of(ORDERS, 4, 8)))).encode();
         byte[] valid = Utils.toArray(good);
         for (int i = 0; i < 20_000; i++) {
@@ -236,6 +256,8 @@ class KeyPreservingAssignorTest {
         }
         assertThat(MemberReport.decode(ByteBuffer.wrap(valid))).hasValueSatisfying(report -> {
             assertThat(report.generation()).isEqualTo(5);
+            assertThat(report.owned(ORDERS, 1)).isTrue();
+            assertThat(report.owned(ORDERS, 2)).isFalse();
             assertThat(report.layout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 8));
         });
     }

@@ -1,0 +1,386 @@
+package io.kscale.assignor;
+
+import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.layout.TopicLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidGroupIdException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps each key's records in order across a partition expansion, on the consumer side: poll
+ * through the barrier instead of the consumer.
+ * <pre>{@code
+ * ExpansionBarrier<String, Order> barrier = ExpansionBarrier.wrap(consumer);
+ * while (running) {
+ *     ConsumerRecords<String, Order> records = barrier.poll(Duration.ofMillis(100));
+ *     for (ConsumerRecord<String, Order> record : records) { ... }   // in this iteration order
+ *     consumer.commitSync();                                          // or auto-commit: safe either way
+ * }
+ * }</pre>
+ *
+ * <p><b>The problem.</b> With {@link KeyPreservingAssignor} a topic has a fixed task count T
+ * and task {@code t} holds every partition {@code p} with {@code p % T == t}, all on one
+ * consumer. When the topic grows from {@code n} to a multiple of {@code n} partitions, the keys
+ * of partition {@code p} split between {@code p} and its children {@code c} ({@code c % n == p}).
+ * A producer keeps sending a key to the parent until its next metadata refresh
+ * ({@code metadata.max.age.ms}, 5 minutes by default), then to the child; producers refresh at
+ * different times, so for a while the parent and the child both receive the key. The consumer
+ * fetches the two partitions independently and may return the child's newer records first.
+ * Offsets of two partitions cannot be compared; record timestamps can, so timestamps decide.
+ *
+ * <p><b>The rule</b> is the event-time merge Kafka Streams applies to co-partitioned inputs
+ * ({@code max.task.idle.ms}, KIP-353), applied to the partitions of each task on this consumer:
+ * a record with timestamp {@code ts} from partition {@code p} is returned only when every other
+ * partition {@code q} of its task has passed {@code ts}: {@code q} has a fetched or held record
+ * with a later timestamp, or its last returned record has one, or {@code q} has nothing more to
+ * read now ({@link Consumer#currentLag} is 0) and {@code ts <= now - grace}. At equal timestamps
+ * the lower partition goes first (a key only moves to higher partitions). Records of a partition
+ * stay in offset order. Tasks with a single partition here, topics the layout does not cover
+ * (a topic whose partition count equals T has one partition per task) and consumers without a
+ * layout pass records through untouched and at once.
+ *
+ * <p><b>Hold back without buffering.</b> When a partition's next record cannot go yet, the
+ * barrier seeks the partition back to that record and pauses it, remembering the record's
+ * timestamp so that the record still takes part in the merge; records after it in the same
+ * fetch are dropped. When the held record is the next that may go, the barrier resumes the
+ * partition and a later poll fetches and returns it. So the consumer's position never passes a
+ * record the application has not received, and auto-commit or {@code commitSync()} never commits
+ * one; {@link ConsumerRecords#nextOffsets()} of the result says the same. Partitions the
+ * application paused stay paused; the barrier only resumes those it paused itself.
+ *
+ * <p><b>Worked example</b>: T = 4, the topic grown from 4 to 8 partitions, so task 1 is
+ * partitions 1 (the parent) and 5 (the child). Key {@code k} (hash 21: {@code 21 % 4 == 1},
+ * {@code 21 % 8 == 5}) moved; key {@code x} stayed. One producer sent {@code k#1}, {@code k#2},
+ * {@code x} to partition 1, refreshed its metadata, then sent {@code k#3}, {@code k#4} to 5;
+ * {@code y} reaches partition 1 after poll 2 (timestamp in ms after {@code @}, grace 1000 ms):
+ * <pre>
+ *   partition 1: offset 0 k#1@100, 1 k#2@105, 2 x@108, 3 y@130
+ *   partition 5: offset 0 k#3@110, 1 k#4@120
+ *
+ *   poll  fetched             returned        afterwards
+ *   1     5: k#3, k#4         -               5 held at offset 0 (@110): 1 has shown nothing as late
+ *   2     1: k#1, k#2, x      k#1, k#2, x     5 still held: 1 has returned up to @108 only
+ *   3     1: y                -               1 held at offset 3 (@130): 5 is held at @110, earlier
+ *   4     5: k#3, k#4         k#3, k#4        5 was resumed before the fetch (1's head @130 is later)
+ *   5     1: y                y               1 resumed: 5 is caught up and now is 1130 or later
+ * </pre>
+ * A plain consumer returns {@code k#3, k#4} in poll 1, before {@code k#1}. Here the key's
+ * records come out as {@code k#1, k#2, k#3, k#4}, and after each poll the consumer's position in
+ * partitions 1 and 5 is the offset of the next record not yet returned.
+ *
+ * <p><b>The guarantee.</b> For each producer whose clock does not go backwards and whose records
+ * can be fetched by this consumer within {@code grace} of their timestamp ({@code CreateTime}),
+ * the records of each key are returned in the order that producer sent them, across any number
+ * of expansions that keep T (the assignor's guarantee that a key's old and new partitions are in
+ * one task, on this consumer), provided the application handles each returned batch in its
+ * iteration order. {@code LogAppendTime} topics work too, with the brokers' clocks as the
+ * producer's: a key's records come out in the order they were appended, which is the send order
+ * unless the producer had its last parent batch and its first child batch in flight at once.
+ * Limits:
+ * <ul>
+ *   <li>A partition's next record stands for the rest of it: the barrier never reads ahead.
+ *       That holds when each partition's log is in timestamp order: one producer per partition,
+ *       {@code LogAppendTime}, or producers whose records reach the log in timestamp order. If
+ *       another producer's later-stamped record is appended to the parent ahead of the key's
+ *       last parent records (a late retry, a clock running ahead), the child's records of the
+ *       key may overtake those last records.</li>
+ *   <li>{@code grace} must cover {@code linger.ms}, request latency and retries, plus the
+ *       consumer's {@code fetch.max.wait.ms}: a record that becomes readable later than that
+ *       after its timestamp may be overtaken.</li>
+ *   <li>A partition the application paused counts as not read yet: while it is behind, its
+ *       task's other partitions wait for it. Pausing a partition while the barrier holds it is
+ *       not noticed: the barrier resumes it when its held record may go.</li>
+ *   <li>After a rebalance, records since the last commit are returned again (at least once), as
+ *       with the plain consumer.</li>
+ * </ul>
+ *
+ * <p><b>The cost.</b> Every task with two or more partitions on this consumer runs the merge,
+ * also long after the expansion (the barrier does not know when keys moved): a task waits up to
+ * {@code grace} for an idle sibling partition before returning records newer than the sibling's
+ * last one, and each hold makes the consumer fetch the held partition again from the held
+ * record; while a task's partitions have a backlog they take turns, one hold per turn.
+ *
+ * <p>Not thread-safe, like the consumer: poll only through the barrier, from the poll thread.
+ * {@link #heldBackRecords()} and {@link #deliveredRecords()} count what it did; holds and
+ * releases are logged at DEBUG.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ * @see <a href="https://cwiki.apache.org/confluence/display/KAFKA/KIP-253%3A+Support+in-order+message+delivery+with+partition+expansion">KIP-253: in-order delivery with partition expansion (never shipped)</a>
+ * @see <a href="https://cwiki.apache.org/confluence/display/KAFKA/KIP-353%3A+Improve+Kafka+Streams+Timestamp+Synchronization">KIP-353: Kafka Streams timestamp synchronization</a>
+ */
+public final class ExpansionBarrier<K, V> {
+
+    /** How long a task waits by default for an idle, caught-up sibling partition: 1 second. */
+    public static final Duration DEFAULT_GRACE = Duration.ofSeconds(1);
+
+    private static final Logger LOG = LoggerFactory.getLogger(ExpansionBarrier.class);
+
+    private static final Comparator<TopicPartition> PARTITION_ORDER =
+            Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
+
+    private final Consumer<K, V> consumer;
+    private final long graceMs;
+    private final LongSupplier clock;
+
+    private Set<TopicPartition> knownAssignment = Set.of();
+    private GroupLayout knownLayout;
+    private Map<TopicPartition, PartitionClock> clocks = Map.of();
+    private Map<TopicPartition, TaskMerge> taskOf = Map.of();
+    private List<TaskMerge> tasks = List.of();
+    private long delivered;
+    private long heldBack;
+    private boolean warnedNoGroup;
+    private boolean warnedNoLayout;
+
+    ExpansionBarrier(Consumer<K, V> consumer, Duration grace, LongSupplier clock) {
+        this.consumer = Objects.requireNonNull(consumer, "consumer");
+        Objects.requireNonNull(grace, "grace");
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("grace must be at least 0, got " + grace);
+        }
+        this.graceMs = grace.toMillis();
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /**
+     * Wraps a consumer with the default grace of 1 second.
+     *
+     * @param consumer a consumer in a group assigned by {@link KeyPreservingAssignor}; poll it only through the barrier
+     * @param <K> the key type
+     * @param <V> the value type
+     * @return the barrier
+     */
+    public static <K, V> ExpansionBarrier<K, V> wrap(Consumer<K, V> consumer) {
+        return wrap(consumer, DEFAULT_GRACE);
+    }
+
+    /**
+     * Wraps a consumer.
+     *
+     * @param consumer a consumer in a group assigned by {@link KeyPreservingAssignor}; poll it only through the barrier
+     * @param grace how long a task waits for a caught-up sibling partition that has no newer
+     *              record; at least the producers' delivery delay plus {@code fetch.max.wait.ms}
+     * @param <K> the key type
+     * @param <V> the value type
+     * @return the barrier
+     * @throws IllegalArgumentException if grace is negative
+     */
+    public static <K, V> ExpansionBarrier<K, V> wrap(Consumer<K, V> consumer, Duration grace) {
+        return new ExpansionBarrier<>(consumer, grace, System::currentTimeMillis);
+    }
+
+    /**
+     * Polls the consumer and returns the records that may go now (see the class comment). May
+     * return fewer records than were fetched, or none, while a task waits for a partition.
+     *
+     * @param timeout passed to {@link Consumer#poll(Duration)}
+     * @return the records, each partition's in offset order and partitions in ascending order
+     *         per topic, with {@link ConsumerRecords#nextOffsets()} never beyond a record not returned
+     */
+    public ConsumerRecords<K, V> poll(Duration timeout) {
+        refresh();
+        release();
+        ConsumerRecords<K, V> fetched = consumer.poll(timeout);
+        refresh(); // a rebalance runs inside poll
+        return merge(fetched);
+    }
+
+    /** @return the records fetched but not returned so far (held, or dropped after a held one), to be fetched again */
+    public long heldBackRecords() {
+        return heldBack;
+    }
+
+    /** @return the records returned so far, pass-through ones included */
+    public long deliveredRecords() {
+        return delivered;
+    }
+
+    private void refresh() {
+        Set<TopicPartition> assignment = consumer.assignment();
+        GroupLayout layout = layout(assignment);
+        if (layout != knownLayout || !assignment.equals(knownAssignment)) {
+            rebuild(assignment, layout);
+        }
+        Set<TopicPartition> paused = null;
+        for (PartitionClock partition : clocks.values()) {
+            if (!partition.pausedByBarrier()) {
+                continue;
+            }
+            if (paused == null) {
+                paused = consumer.paused();
+            }
+            if (!paused.contains(partition.partition())) {
+                // Resumed by the application, or revoked and assigned again within one poll:
+                // the position may have moved, so the held record is no longer known.
+                LOG.debug("{} was resumed outside the barrier; forgetting its held record", partition.partition());
+                partition.pausedByBarrier(false);
+                partition.forgetHead();
+            }
+        }
+    }
+
+    private GroupLayout layout(Set<TopicPartition> assignment) {
+        ConsumerGroupMetadata group;
+        try {
+            group = consumer.groupMetadata();
+        } catch (InvalidGroupIdException e) {
+            if (!warnedNoGroup) {
+                warnedNoGroup = true;
+                LOG.warn("ExpansionBarrier: the consumer has no group.id, so there is no task layout and records of "
+                        + "{} partitions pass through unordered; set group.id and partition.assignment.strategy="
+                        + "{}", assignment.size(), KeyPreservingAssignor.class.getName());
+            }
+            return null;
+        }
+        Optional<GroupLayout> layout = MemberLayouts.latest(group.groupId(), group.memberId());
+        if (layout.isEmpty() && !assignment.isEmpty() && !warnedNoLayout) {
+            warnedNoLayout = true;
+            LOG.warn("ExpansionBarrier: no task layout for member {} of group {} although it has {} partitions, so "
+                    + "records pass through unordered; set partition.assignment.strategy={}", group.memberId(),
+                    group.groupId(), assignment.size(), KeyPreservingAssignor.class.getName());
+        }
+        return layout.orElse(null);
+    }
+
+    /** Regroups the assigned partitions by task; forgets partitions revoked or no longer sharing a task. */
+    private void rebuild(Set<TopicPartition> assignment, GroupLayout layout) {
+        Map<String, Map<Integer, List<TopicPartition>>> byTask = new HashMap<>();
+        if (layout != null) {
+            for (TopicPartition tp : assignment) {
+                Optional<TopicLayout> topic = layout.topic(tp.topic());
+                if (topic.isPresent()) {
+                    byTask.computeIfAbsent(tp.topic(), t -> new HashMap<>())
+                            .computeIfAbsent(topic.get().taskOf(tp.partition()), t -> new ArrayList<>()).add(tp);
+                }
+            }
+        }
+        Map<TopicPartition, PartitionClock> newClocks = new HashMap<>();
+        Map<TopicPartition, TaskMerge> newTaskOf = new HashMap<>();
+        List<TaskMerge> newTasks = new ArrayList<>();
+        for (Map<Integer, List<TopicPartition>> topicTasks : byTask.values()) {
+            for (List<TopicPartition> partitions : topicTasks.values()) {
+                if (partitions.size() < 2) {
+                    continue;
+                }
+                partitions.sort(PARTITION_ORDER);
+                List<PartitionClock> taskClocks = new ArrayList<>(partitions.size());
+                for (TopicPartition tp : partitions) {
+                    PartitionClock partition = clocks.getOrDefault(tp, new PartitionClock(tp));
+                    taskClocks.add(partition);
+                    newClocks.put(tp, partition);
+                }
+                TaskMerge task = new TaskMerge(taskClocks);
+                newTasks.add(task);
+                partitions.forEach(tp -> newTaskOf.put(tp, task));
+            }
+        }
+        for (PartitionClock old : clocks.values()) {
+            TopicPartition tp = old.partition();
+            if (newClocks.containsKey(tp)) {
+                continue;
+            }
+            if (old.pausedByBarrier() && assignment.contains(tp)) {
+                LOG.debug("Releasing {}: it no longer shares a task with another partition here", tp);
+                consumer.resume(Collections.singleton(tp));
+            } else {
+                LOG.debug("Forgetting {}: revoked or no longer sharing a task here", tp);
+            }
+        }
+        clocks = newClocks;
+        taskOf = newTaskOf;
+        tasks = newTasks;
+        knownAssignment = Set.copyOf(assignment);
+        knownLayout = layout;
+    }
+
+    /** Resumes held partitions whose record may go now, so that this poll fetches it. */
+    private void release() {
+        long cutoff = cutoff();
+        for (TaskMerge task : tasks) {
+            for (PartitionClock partition : task.releasable(consumer::currentLag, cutoff)) {
+                LOG.debug("Releasing {} at offset {} (timestamp {})", partition.partition(), partition.headOffset(),
+                        partition.headTimestamp());
+                consumer.resume(Collections.singleton(partition.partition()));
+                partition.pausedByBarrier(false);
+            }
+        }
+    }
+
+    private ConsumerRecords<K, V> merge(ConsumerRecords<K, V> fetched) {
+        if (tasks.isEmpty()) {
+            delivered += fetched.count();
+            return fetched;
+        }
+        Map<TopicPartition, List<ConsumerRecord<K, V>>> out = new TreeMap<>(PARTITION_ORDER);
+        Map<TopicPartition, OffsetAndMetadata> nextOffsets = new HashMap<>(fetched.nextOffsets());
+        Map<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> byTask = new LinkedHashMap<>();
+        for (TopicPartition tp : fetched.partitions()) {
+            TaskMerge task = taskOf.get(tp);
+            if (task == null) {
+                out.put(tp, fetched.records(tp));
+            } else {
+                byTask.computeIfAbsent(task, t -> new HashMap<>()).put(tp, fetched.records(tp));
+            }
+        }
+        if (byTask.isEmpty()) {
+            delivered += fetched.count();
+            return fetched;
+        }
+        long cutoff = cutoff();
+        for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task : byTask.entrySet()) {
+            TaskMerge.Outcome<K, V> outcome = task.getKey().merge(task.getValue(), consumer::currentLag, cutoff);
+            out.putAll(outcome.delivered);
+            for (TaskMerge.Hold hold : outcome.holds) {
+                hold(hold, nextOffsets);
+            }
+        }
+        for (List<ConsumerRecord<K, V>> records : out.values()) {
+            delivered += records.size();
+        }
+        return new ConsumerRecords<>(out, nextOffsets);
+    }
+
+    private void hold(TaskMerge.Hold hold, Map<TopicPartition, OffsetAndMetadata> nextOffsets) {
+        TopicPartition tp = hold.clock.partition();
+        long offset = hold.record.offset();
+        consumer.seek(tp, offset);
+        if (!hold.clock.pausedByBarrier()) {
+            consumer.pause(Collections.singleton(tp));
+            hold.clock.pausedByBarrier(true);
+        }
+        nextOffsets.put(tp, new OffsetAndMetadata(offset, hold.record.leaderEpoch(), ""));
+        heldBack += hold.notDelivered;
+        LOG.debug("Holding {} at offset {} (timestamp {}) until {} passes it; {} fetched records to fetch again",
+                tp, offset, hold.record.timestamp(), hold.waitingFor, hold.notDelivered);
+    }
+
+    private long cutoff() {
+        return clock.getAsLong() - graceMs;
+    }
+
+    @Override
+    public String toString() {
+        return "ExpansionBarrier(grace " + graceMs + " ms, " + tasks.size() + " tasks to merge, delivered " + delivered
+                + ", held back " + heldBack + ")";
+    }
+}
