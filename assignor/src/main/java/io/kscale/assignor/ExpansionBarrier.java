@@ -7,6 +7,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,14 +60,33 @@ import org.slf4j.LoggerFactory;
  * (a topic whose partition count equals T has one partition per task) and consumers without a
  * layout pass records through untouched and at once.
  *
- * <p><b>Hold back without buffering.</b> When a partition's next record cannot go yet, the
- * barrier seeks the partition back to that record and pauses it, remembering the record's
- * timestamp so that the record still takes part in the merge; records after it in the same
- * fetch are dropped. When the held record is the next that may go, the barrier resumes the
- * partition and a later poll fetches and returns it. So the consumer's position never passes a
- * record the application has not received, and auto-commit or {@code commitSync()} never commits
- * one; {@link ConsumerRecords#nextOffsets()} of the result says the same. Partitions the
- * application paused stay paused; the barrier only resumes those it paused itself.
+ * <p><b>Hold back: buffer, seek back, pause.</b> When a partition's next record cannot go yet,
+ * the barrier keeps that record and the rest of its fetch in a buffer, seeks the partition back
+ * to the record and pauses it. The buffer is the partition's queue in every later merge; records
+ * returned from it move the position past them, and once it is drained the barrier seeks the
+ * partition to where that fetch ended and resumes it. Each of the three has a reason:
+ * <ul>
+ *   <li>The buffer: each record is fetched once. Dropping the rest of the fetch and fetching it
+ *       again made a parent and a child that both receive records (normal after an expansion:
+ *       the keys that moved go to the child, the others stay) take turns a few records at a
+ *       time, one fetch round trip per turn; a group tailing 2,000 records/s fell behind for
+ *       good.</li>
+ *   <li>The seek back: the consumer's position is always the offset of the next record the
+ *       application has not received, so auto-commit or {@code commitSync()} never commits past
+ *       one ({@link ConsumerRecords#nextOffsets()} of the result says the same), and when the
+ *       partition is revoked or lost the buffer is simply dropped: the new owner reads those
+ *       records again.</li>
+ *   <li>The pause: nothing more is fetched for the partition while its buffer holds records, so
+ *       a partition's records stay in offset order and memory is bounded by one fetch per held
+ *       partition.</li>
+ * </ul>
+ * While a buffered record may go, the barrier polls the consumer with a zero timeout, so that
+ * the call does not block with records ready (it still polls, which keeps
+ * {@code max.poll.interval.ms} satisfied). Partitions the application paused stay paused; the
+ * barrier only resumes those it paused itself. A partition the application resumes while the
+ * barrier buffers it loses its buffer: the barrier seeks it back to the held record, so the next
+ * fetch returns that record again and nothing is skipped. A partition revoked and assigned
+ * again within one poll starts afresh, its buffer dropped.
  *
  * <p><b>Worked example</b>: T = 4, the topic grown from 4 to 8 partitions, so task 1 is
  * partitions 1 (the parent) and 5 (the child). Key {@code k} (hash 21: {@code 21 % 4 == 1},
@@ -77,15 +98,17 @@ import org.slf4j.LoggerFactory;
  *   partition 5: offset 0 k#3@110, 1 k#4@120
  *
  *   poll  fetched             returned        afterwards
- *   1     5: k#3, k#4         -               5 held at offset 0 (@110): 1 has shown nothing as late
+ *   1     5: k#3, k#4         -               5 held at offset 0 (@110), k#3, k#4 buffered: 1 has shown nothing as late
  *   2     1: k#1, k#2, x      k#1, k#2, x     5 still held: 1 has returned up to @108 only
- *   3     1: y                -               1 held at offset 3 (@130): 5 is held at @110, earlier
- *   4     5: k#3, k#4         k#3, k#4        5 was resumed before the fetch (1's head @130 is later)
- *   5     1: y                y               1 resumed: 5 is caught up and now is 1130 or later
+ *   3     1: y                k#3, k#4        from 5's buffer (1's head @130 is later); 5 resumed at offset 2;
+ *                                             1 held at offset 3 (@130), y buffered: 5 is caught up, grace not over
+ *   4     -                   y               from 1's buffer, polled with a zero timeout: now is 1130 or later;
+ *                                             1 resumed at offset 4
  * </pre>
  * A plain consumer returns {@code k#3, k#4} in poll 1, before {@code k#1}. Here the key's
- * records come out as {@code k#1, k#2, k#3, k#4}, and after each poll the consumer's position in
- * partitions 1 and 5 is the offset of the next record not yet returned.
+ * records come out as {@code k#1, k#2, k#3, k#4}, each record is fetched once, and after each
+ * poll the consumer's position in partitions 1 and 5 is the offset of the next record not yet
+ * returned.
  *
  * <p><b>The guarantee.</b> For each producer whose clock does not go backwards and whose records
  * can be fetched by this consumer within {@code grace} of their timestamp ({@code CreateTime}),
@@ -97,18 +120,19 @@ import org.slf4j.LoggerFactory;
  * unless the producer had its last parent batch and its first child batch in flight at once.
  * Limits:
  * <ul>
- *   <li>A partition's next record stands for the rest of it: the barrier never reads ahead.
- *       That holds when each partition's log is in timestamp order: one producer per partition,
- *       {@code LogAppendTime}, or producers whose records reach the log in timestamp order. If
- *       another producer's later-stamped record is appended to the parent ahead of the key's
- *       last parent records (a late retry, a clock running ahead), the child's records of the
- *       key may overtake those last records.</li>
+ *   <li>A partition's next record stands for the rest of it: the merge never looks past it, not
+ *       even into the partition's buffer. That holds when each partition's log is in timestamp
+ *       order: one producer per partition, {@code LogAppendTime}, or producers whose records
+ *       reach the log in timestamp order. If another producer's later-stamped record is appended
+ *       to the parent ahead of the key's last parent records (a late retry, a clock running
+ *       ahead), the child's records of the key may overtake those last records.</li>
  *   <li>{@code grace} must cover {@code linger.ms}, request latency and retries, plus the
  *       consumer's {@code fetch.max.wait.ms}: a record that becomes readable later than that
  *       after its timestamp may be overtaken.</li>
  *   <li>A partition the application paused counts as not read yet: while it is behind, its
- *       task's other partitions wait for it. Pausing a partition while the barrier holds it is
- *       not noticed: the barrier resumes it when its held record may go.</li>
+ *       task's other partitions wait for it. Pausing a partition while the barrier buffers it is
+ *       not noticed: the barrier still returns its buffered records and resumes it when the
+ *       buffer is drained.</li>
  *   <li>After a rebalance, records since the last commit are returned again (at least once), as
  *       with the plain consumer.</li>
  * </ul>
@@ -116,8 +140,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>The cost.</b> Every task with two or more partitions on this consumer runs the merge,
  * also long after the expansion (the barrier does not know when keys moved): a task waits up to
  * {@code grace} for an idle sibling partition before returning records newer than the sibling's
- * last one, and each hold makes the consumer fetch the held partition again from the held
- * record; while a task's partitions have a backlog they take turns, one hold per turn.
+ * last one. Memory: each held partition keeps at most one fetch's records (at most
+ * {@code max.poll.records}) until they may go. While a task's partitions have a backlog they take
+ * turns, a fetch at a time, and no record is fetched twice.
  *
  * <p>Not thread-safe, like the consumer: poll only through the barrier, from the poll thread.
  * {@link #heldBackRecords()} and {@link #deliveredRecords()} count what it did; holds and
@@ -141,6 +166,8 @@ public final class ExpansionBarrier<K, V> {
     private final Consumer<K, V> consumer;
     private final long graceMs;
     private final LongSupplier clock;
+    /** The held partitions (each paused by the barrier) and their fetched records not returned yet. */
+    private final Map<TopicPartition, Buffer<K, V>> buffers = new HashMap<>();
 
     private Set<TopicPartition> knownAssignment = Set.of();
     private GroupLayout knownLayout;
@@ -191,21 +218,21 @@ public final class ExpansionBarrier<K, V> {
 
     /**
      * Polls the consumer and returns the records that may go now (see the class comment). May
-     * return fewer records than were fetched, or none, while a task waits for a partition.
+     * return fewer records than were fetched, or none, while a task waits for a partition; polls
+     * the consumer with a zero timeout instead of {@code timeout} while buffered records may go.
      *
-     * @param timeout passed to {@link Consumer#poll(Duration)}
+     * @param timeout passed to {@link Consumer#poll(Duration)} unless buffered records may go now
      * @return the records, each partition's in offset order and partitions in ascending order
      *         per topic, with {@link ConsumerRecords#nextOffsets()} never beyond a record not returned
      */
     public ConsumerRecords<K, V> poll(Duration timeout) {
-        refresh();
-        release();
-        ConsumerRecords<K, V> fetched = consumer.poll(timeout);
-        refresh(); // a rebalance runs inside poll
+        refresh(false);
+        ConsumerRecords<K, V> fetched = consumer.poll(bufferedRecordMayGo() ? Duration.ZERO : timeout);
+        refresh(true); // a rebalance runs inside poll
         return merge(fetched);
     }
 
-    /** @return the records fetched but not returned so far (held, or dropped after a held one), to be fetched again */
+    /** @return the records fetched but not returned by the poll that fetched them (buffered until they may go), so far */
     public long heldBackRecords() {
         return heldBack;
     }
@@ -215,26 +242,41 @@ public final class ExpansionBarrier<K, V> {
         return delivered;
     }
 
-    private void refresh() {
+    /**
+     * Follows assignment and layout changes, and drops the buffers of partitions no longer paused.
+     *
+     * @param afterPoll whether the consumer was just polled: a partition unpaused inside the poll
+     *                  was revoked and assigned again, one unpaused between polls was resumed by the application
+     */
+    private void refresh(boolean afterPoll) {
         Set<TopicPartition> assignment = consumer.assignment();
         GroupLayout layout = layout(assignment);
         if (layout != knownLayout || !assignment.equals(knownAssignment)) {
             rebuild(assignment, layout);
         }
-        Set<TopicPartition> paused = null;
-        for (PartitionClock partition : clocks.values()) {
-            if (!partition.pausedByBarrier()) {
+        if (buffers.isEmpty()) {
+            return;
+        }
+        Set<TopicPartition> paused = consumer.paused();
+        for (Iterator<Map.Entry<TopicPartition, Buffer<K, V>>> it = buffers.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<TopicPartition, Buffer<K, V>> entry = it.next();
+            TopicPartition tp = entry.getKey();
+            if (paused.contains(tp)) {
                 continue;
             }
-            if (paused == null) {
-                paused = consumer.paused();
-            }
-            if (!paused.contains(partition.partition())) {
-                // Resumed by the application, or revoked and assigned again within one poll:
-                // the position may have moved, so the held record is no longer known.
-                LOG.debug("{} was resumed outside the barrier; forgetting its held record", partition.partition());
-                partition.pausedByBarrier(false);
-                partition.forgetHead();
+            it.remove();
+            long held = entry.getValue().head().offset();
+            if (afterPoll) {
+                // Revoked and assigned again within the poll: its position went back to the
+                // committed offset, which is at or before the held record. Start afresh.
+                LOG.debug("{} was revoked and assigned again; dropping its {} buffered records", tp,
+                        entry.getValue().records.size());
+                clocks.get(tp).rewound();
+            } else {
+                // Resumed by the application: fetch again from the held record, so nothing is skipped.
+                LOG.debug("{} was resumed outside the barrier; dropping its {} buffered records to fetch them again "
+                        + "from offset {}", tp, entry.getValue().records.size(), held);
+                consumer.seek(tp, held);
             }
         }
     }
@@ -299,11 +341,15 @@ public final class ExpansionBarrier<K, V> {
             if (newClocks.containsKey(tp)) {
                 continue;
             }
-            if (old.pausedByBarrier() && assignment.contains(tp)) {
-                LOG.debug("Releasing {}: it no longer shares a task with another partition here", tp);
+            Buffer<K, V> buffer = buffers.remove(tp);
+            if (buffer != null && assignment.contains(tp)) {
+                // Its position is the held record's offset: the next fetch returns the buffered records again.
+                LOG.debug("Releasing {}: it no longer shares a task with another partition here; its {} buffered "
+                        + "records are fetched again from offset {}", tp, buffer.records.size(), buffer.head().offset());
                 consumer.resume(Collections.singleton(tp));
             } else {
-                LOG.debug("Forgetting {}: revoked or no longer sharing a task here", tp);
+                LOG.debug("Forgetting {}: revoked or no longer sharing a task here{}", tp,
+                        buffer == null ? "" : "; dropping its " + buffer.records.size() + " buffered records");
             }
         }
         clocks = newClocks;
@@ -313,17 +359,29 @@ public final class ExpansionBarrier<K, V> {
         knownLayout = layout;
     }
 
-    /** Resumes held partitions whose record may go now, so that this poll fetches it. */
-    private void release() {
+    /** @return whether a buffered record may go before anything more is fetched */
+    private boolean bufferedRecordMayGo() {
+        if (buffers.isEmpty()) {
+            return false;
+        }
         long cutoff = cutoff();
-        for (TaskMerge task : tasks) {
-            for (PartitionClock partition : task.releasable(consumer::currentLag, cutoff)) {
-                LOG.debug("Releasing {} at offset {} (timestamp {})", partition.partition(), partition.headOffset(),
-                        partition.headTimestamp());
-                consumer.resume(Collections.singleton(partition.partition()));
-                partition.pausedByBarrier(false);
+        for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task
+                : addBuffers(new HashMap<>()).entrySet()) {
+            if (task.getKey().canDeliver(task.getValue(), consumer::currentLag, cutoff)) {
+                return true;
             }
         }
+        return false;
+    }
+
+    /** Adds each buffer as its partition's queue, grouped by task; returns {@code byTask}. */
+    private Map<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> addBuffers(
+            Map<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> byTask) {
+        for (Map.Entry<TopicPartition, Buffer<K, V>> buffer : buffers.entrySet()) {
+            byTask.computeIfAbsent(taskOf.get(buffer.getKey()), t -> new HashMap<>())
+                    .put(buffer.getKey(), buffer.getValue().records);
+        }
+        return byTask;
     }
 
     private ConsumerRecords<K, V> merge(ConsumerRecords<K, V> fetched) {
@@ -332,7 +390,6 @@ public final class ExpansionBarrier<K, V> {
             return fetched;
         }
         Map<TopicPartition, List<ConsumerRecord<K, V>>> out = new TreeMap<>(PARTITION_ORDER);
-        Map<TopicPartition, OffsetAndMetadata> nextOffsets = new HashMap<>(fetched.nextOffsets());
         Map<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> byTask = new LinkedHashMap<>();
         for (TopicPartition tp : fetched.partitions()) {
             TaskMerge task = taskOf.get(tp);
@@ -342,16 +399,25 @@ public final class ExpansionBarrier<K, V> {
                 byTask.computeIfAbsent(task, t -> new HashMap<>()).put(tp, fetched.records(tp));
             }
         }
+        addBuffers(byTask); // a buffered partition is paused: the fetch has none of its records
         if (byTask.isEmpty()) {
             delivered += fetched.count();
             return fetched;
         }
+        Map<TopicPartition, OffsetAndMetadata> nextOffsets = new HashMap<>(fetched.nextOffsets());
         long cutoff = cutoff();
         for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task : byTask.entrySet()) {
             TaskMerge.Outcome<K, V> outcome = task.getKey().merge(task.getValue(), consumer::currentLag, cutoff);
             out.putAll(outcome.delivered);
-            for (TaskMerge.Hold hold : outcome.holds) {
-                hold(hold, nextOffsets);
+            Set<TopicPartition> held = new HashSet<>();
+            for (TaskMerge.Hold<K, V> hold : outcome.holds) {
+                hold(hold, fetched, nextOffsets);
+                held.add(hold.clock.partition());
+            }
+            for (TopicPartition tp : task.getValue().keySet()) {
+                if (!held.contains(tp) && buffers.containsKey(tp)) {
+                    drained(tp, nextOffsets);
+                }
             }
         }
         for (List<ConsumerRecord<K, V>> records : out.values()) {
@@ -360,18 +426,38 @@ public final class ExpansionBarrier<K, V> {
         return new ConsumerRecords<>(out, nextOffsets);
     }
 
-    private void hold(TaskMerge.Hold hold, Map<TopicPartition, OffsetAndMetadata> nextOffsets) {
+    /** Buffers a newly held partition, seeks it back and pauses it; or moves a buffered partition's position past what went. */
+    private void hold(TaskMerge.Hold<K, V> hold, ConsumerRecords<K, V> fetched,
+                      Map<TopicPartition, OffsetAndMetadata> nextOffsets) {
         TopicPartition tp = hold.clock.partition();
-        long offset = hold.record.offset();
-        consumer.seek(tp, offset);
-        if (!hold.clock.pausedByBarrier()) {
+        ConsumerRecord<K, V> record = hold.record();
+        Buffer<K, V> buffer = buffers.get(tp);
+        if (buffer == null) {
+            OffsetAndMetadata end = fetched.nextOffsets().get(tp);
+            if (end == null) {
+                ConsumerRecord<K, V> last = hold.rest.get(hold.rest.size() - 1);
+                end = new OffsetAndMetadata(last.offset() + 1, last.leaderEpoch(), "");
+            }
+            buffers.put(tp, new Buffer<>(List.copyOf(hold.rest), end));
+            consumer.seek(tp, record.offset());
             consumer.pause(Collections.singleton(tp));
-            hold.clock.pausedByBarrier(true);
+            heldBack += hold.rest.size();
+            LOG.debug("Holding {} at offset {} (timestamp {}) until {} passes it; {} fetched records buffered",
+                    tp, record.offset(), record.timestamp(), hold.waitingFor, hold.rest.size());
+        } else if (buffer.head().offset() != record.offset()) {
+            buffer.records = List.copyOf(hold.rest);
+            consumer.seek(tp, record.offset());
         }
-        nextOffsets.put(tp, new OffsetAndMetadata(offset, hold.record.leaderEpoch(), ""));
-        heldBack += hold.notDelivered;
-        LOG.debug("Holding {} at offset {} (timestamp {}) until {} passes it; {} fetched records to fetch again",
-                tp, offset, hold.record.timestamp(), hold.waitingFor, hold.notDelivered);
+        nextOffsets.put(tp, new OffsetAndMetadata(record.offset(), record.leaderEpoch(), ""));
+    }
+
+    /** Every buffered record of the partition went: fetch again where the buffered fetch ended. */
+    private void drained(TopicPartition tp, Map<TopicPartition, OffsetAndMetadata> nextOffsets) {
+        Buffer<K, V> buffer = buffers.remove(tp);
+        consumer.seek(tp, buffer.end.offset());
+        consumer.resume(Collections.singleton(tp));
+        nextOffsets.put(tp, buffer.end);
+        LOG.debug("Releasing {}: its buffered records went; fetching again from offset {}", tp, buffer.end.offset());
     }
 
     private long cutoff() {
@@ -381,6 +467,25 @@ public final class ExpansionBarrier<K, V> {
     @Override
     public String toString() {
         return "ExpansionBarrier(grace " + graceMs + " ms, " + tasks.size() + " tasks to merge, delivered " + delivered
-                + ", held back " + heldBack + ")";
+                + ", held back " + heldBack + ", " + buffers.size() + " partitions buffered)";
+    }
+
+    /**
+     * A held partition's fetched records not returned yet, the held one first. While it exists
+     * the partition is paused and its position is the held record's offset.
+     */
+    private static final class Buffer<K, V> {
+        List<ConsumerRecord<K, V>> records;
+        /** Where the fetch the records came from ended: the position once they all went. */
+        final OffsetAndMetadata end;
+
+        Buffer(List<ConsumerRecord<K, V>> records, OffsetAndMetadata end) {
+            this.records = records;
+            this.end = end;
+        }
+
+        ConsumerRecord<K, V> head() {
+            return records.get(0);
+        }
     }
 }

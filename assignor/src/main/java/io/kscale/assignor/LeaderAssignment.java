@@ -15,8 +15,11 @@ import io.kscale.assignor.placement.PlacementSettings;
 import io.kscale.assignor.placement.TaskDescription;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -83,6 +86,7 @@ final class LeaderAssignment {
     private int movedTasks;
     private int withheldPartitions;
     private int rackSwaps;
+    private Map<Set<String>, SortedSet<String>> membersBySubscription;
 
     LeaderAssignment(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics,
                      GroupSubscription groupSubscription) {
@@ -101,10 +105,10 @@ final class LeaderAssignment {
     GroupAssignment compute(Cluster metadata) {
         readReports();
         GroupLayout layout = agreeOnLayout(metadata);
-        Map<TopicPartition, String> owners = currentOwners();
+        PartitionOwners owners = currentOwners();
         boolean cooperative = !owners.isEmpty();
         subscriptions.keySet().forEach(member -> assigned.put(member, new ArrayList<>()));
-        for (Map.Entry<SortedSet<String>, SortedSet<String>> topicClass : topicClasses(layout, metadata).entrySet()) {
+        for (Map.Entry<SortedSet<String>, SortedSet<String>> topicClass : topicClasses(layout, metadata)) {
             place(layout, topicClass.getKey(), topicClass.getValue(), owners, cooperative, metadata);
         }
         metrics.assignmentComputed();
@@ -122,9 +126,10 @@ final class LeaderAssignment {
 
     private void readReports() {
         List<String> malformed = new ArrayList<>();
+        Map<ByteBuffer, Optional<GroupLayout>> layouts = new HashMap<>();
         subscriptions.forEach((member, subscription) -> {
             ByteBuffer userData = subscription.userData();
-            Optional<MemberReport> report = MemberReport.decode(userData);
+            Optional<MemberReport> report = MemberReport.decode(userData, layouts);
             if (report.isPresent()) {
                 reports.put(member, report.get());
             } else if (userData != null && userData.hasRemaining()) {
@@ -140,8 +145,10 @@ final class LeaderAssignment {
     }
 
     private GroupLayout agreeOnLayout(Cluster metadata) {
-        List<GroupLayout> reported = new ArrayList<>();
-        reports.values().forEach(report -> reported.add(report.layout()));
+        // Members share one decoded instance per distinct layout (see MemberReport.decode): merge each once.
+        Set<GroupLayout> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+        reports.values().forEach(report -> distinct.add(report.layout()));
+        List<GroupLayout> reported = new ArrayList<>(distinct);
         LayoutMerge merge = GroupLayout.merge(reported);
         Map<String, Integer> counts = partitionCounts(metadata);
         if (counts.keySet().stream().anyMatch(topic -> merge.layout().topic(topic).isEmpty())) {
@@ -153,7 +160,7 @@ final class LeaderAssignment {
                         stored.get().epoch());
             }
         }
-        LayoutMerge merged = reported.size() == reports.size() ? merge : GroupLayout.merge(reported);
+        LayoutMerge merged = reported.size() == distinct.size() ? merge : GroupLayout.merge(reported);
         for (MergeConflict conflict : merged.conflicts()) {
             log.warn(conflict.message());
         }
@@ -187,7 +194,7 @@ final class LeaderAssignment {
     /** Partition counts of the subscribed topics that the metadata knows. */
     private Map<String, Integer> partitionCounts(Cluster metadata) {
         Map<String, Integer> counts = new TreeMap<>();
-        subscriptions.values().forEach(subscription -> subscription.topics().forEach(topic -> {
+        membersBySubscription().keySet().forEach(topics -> topics.forEach(topic -> {
             Integer count = metadata.partitionCountForTopic(topic);
             if (count != null) {
                 counts.put(topic, count);
@@ -196,43 +203,43 @@ final class LeaderAssignment {
         return counts;
     }
 
+    /** Members by the set of topics they subscribe to; a group usually has one such set. */
+    private Map<Set<String>, SortedSet<String>> membersBySubscription() {
+        if (membersBySubscription == null) {
+            membersBySubscription = new HashMap<>();
+            subscriptions.forEach((member, subscription) -> membersBySubscription
+                    .computeIfAbsent(new HashSet<>(subscription.topics()), topics -> new TreeSet<>()).add(member));
+        }
+        return membersBySubscription;
+    }
+
     /**
      * Topics with a layout and in the metadata, grouped by the exact set of members subscribed to
      * them: each group is placed on its own members. (Usually every member subscribes to the same
      * topics, and there is one group.)
      */
-    private SortedMap<SortedSet<String>, SortedSet<String>> topicClasses(GroupLayout layout, Cluster metadata) {
-        SortedMap<String, SortedSet<String>> subscribers = new TreeMap<>();
-        subscriptions.forEach((member, subscription) -> subscription.topics().forEach(topic -> {
+    private List<Map.Entry<SortedSet<String>, SortedSet<String>>> topicClasses(GroupLayout layout, Cluster metadata) {
+        Map<String, SortedSet<String>> subscribers = new HashMap<>();
+        membersBySubscription().forEach((topics, members) -> topics.forEach(topic -> {
             if (layout.topic(topic).isPresent() && metadata.partitionCountForTopic(topic) != null) {
-                subscribers.computeIfAbsent(topic, t -> new TreeSet<>()).add(member);
+                subscribers.computeIfAbsent(topic, t -> new TreeSet<>()).addAll(members);
             }
         }));
-        SortedMap<SortedSet<String>, SortedSet<String>> classes = new TreeMap<>(LeaderAssignment::compareSets);
+        Map<SortedSet<String>, SortedSet<String>> classes = new HashMap<>();
         subscribers.forEach((topic, members) -> classes.computeIfAbsent(members, m -> new TreeSet<>()).add(topic));
-        return classes;
+        List<Map.Entry<SortedSet<String>, SortedSet<String>>> ordered = new ArrayList<>(classes.entrySet());
+        // Deterministic order: classes have disjoint topics, so the first topic names each.
+        ordered.sort(Comparator.comparing(topicClass -> topicClass.getValue().first()));
+        return ordered;
     }
 
-    private static int compareSets(SortedSet<String> a, SortedSet<String> b) {
-        return String.join(",", a).compareTo(String.join(",", b));
-    }
-
-    /**
-     * Who owns each partition now, from {@code ownedPartitions} (COOPERATIVE). A partition two
-     * members claim (one of them missed a rebalance) belongs to the one with the higher
-     * generation, as in Kafka's sticky assignor; ties go to the smaller member id.
-     */
-    private Map<TopicPartition, String> currentOwners() {
-        Map<TopicPartition, String> owners = new HashMap<>();
-        Map<TopicPartition, Integer> ownerGeneration = new HashMap<>();
+    /** Who owns each partition now, from {@code ownedPartitions} (COOPERATIVE). */
+    private PartitionOwners currentOwners() {
+        PartitionOwners owners = new PartitionOwners();
         subscriptions.forEach((member, subscription) -> {
             int generation = generation(member, subscription);
             for (TopicPartition partition : subscription.ownedPartitions()) {
-                Integer current = ownerGeneration.get(partition);
-                if (current == null || generation > current) {
-                    owners.put(partition, member);
-                    ownerGeneration.put(partition, generation);
-                }
+                owners.claim(partition, member, generation);
             }
         });
         return owners;
@@ -247,7 +254,7 @@ final class LeaderAssignment {
     }
 
     private void place(GroupLayout layout, SortedSet<String> members, SortedSet<String> topics,
-                       Map<TopicPartition, String> owners, boolean cooperative, Cluster metadata) {
+                       PartitionOwners owners, boolean cooperative, Cluster metadata) {
         Units units = Units.of(layout, topics);
         Map<String, String> priorOwner = new HashMap<>();
         for (Unit unit : units.units()) {
@@ -286,22 +293,19 @@ final class LeaderAssignment {
      * The member that owned most partitions of the unit (ties: the smaller member id); under
      * EAGER, a member whose report lists the unit's task.
      */
-    private Optional<String> priorOwner(Unit unit, Set<String> members, Map<TopicPartition, String> owners,
-                                        boolean cooperative) {
+    private Optional<String> priorOwner(Unit unit, Set<String> members, PartitionOwners owners, boolean cooperative) {
         if (!cooperative) {
             return members.stream().filter(member -> reports.containsKey(member)
                     && unit.topics().stream().anyMatch(topic -> reports.get(member).owned(topic, unit.task())))
                     .findFirst();
         }
         SortedMap<String, Integer> owned = new TreeMap<>();
-        for (String topic : unit.topics()) {
-            for (int partition : unit.partitions(topic)) {
-                String owner = owners.get(new TopicPartition(topic, partition));
-                if (owner != null && members.contains(owner)) {
-                    owned.merge(owner, 1, Integer::sum);
-                }
+        unit.forEachPartition((topic, partition) -> {
+            String owner = owners.owner(topic, partition);
+            if (owner != null && members.contains(owner)) {
+                owned.merge(owner, 1, Integer::sum);
             }
-        }
+        });
         return owned.entrySet().stream().max(Map.Entry.<String, Integer>comparingByValue()
                 .thenComparing(Map.Entry.comparingByKey(Comparator.reverseOrder()))).map(Map.Entry::getKey);
     }
@@ -310,27 +314,22 @@ final class LeaderAssignment {
      * Gives the unit's partitions to the member, unless another member still owns one of them:
      * then only those the member owns already, and the rest waits for the next rebalance.
      */
-    private void handOut(String member, Unit unit, String priorOwner, Map<TopicPartition, String> owners) {
+    private void handOut(String member, Unit unit, String priorOwner, PartitionOwners owners) {
         if (priorOwner != null && !priorOwner.equals(member)) {
             movedTasks++;
         }
-        List<TopicPartition> partitions = new ArrayList<>();
-        boolean ownedElsewhere = false;
-        for (String topic : unit.topics()) {
-            for (int partition : unit.partitions(topic)) {
-                TopicPartition topicPartition = new TopicPartition(topic, partition);
-                partitions.add(topicPartition);
-                String owner = owners.get(topicPartition);
-                ownedElsewhere |= owner != null && !owner.equals(member);
-            }
-        }
+        boolean[] ownedElsewhere = {false};
+        unit.forEachPartition((topic, partition) -> {
+            String owner = owners.owner(topic, partition);
+            ownedElsewhere[0] |= owner != null && !owner.equals(member);
+        });
         List<TopicPartition> target = assigned.get(member);
-        for (TopicPartition partition : partitions) {
-            if (!ownedElsewhere || member.equals(owners.get(partition))) {
-                target.add(partition);
+        unit.forEachPartition((topic, partition) -> {
+            if (!ownedElsewhere[0] || member.equals(owners.owner(topic, partition))) {
+                target.add(new TopicPartition(topic, partition));
             } else {
                 withheldPartitions++;
             }
-        }
+        });
     }
 }

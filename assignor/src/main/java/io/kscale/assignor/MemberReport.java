@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -94,6 +95,17 @@ final class MemberReport {
      * @return the report, or empty if the bytes are not a well-formed report; never throws
      */
     static Optional<MemberReport> decode(ByteBuffer buffer) {
+        return decode(buffer, new HashMap<>());
+    }
+
+    /**
+     * Decodes as {@link #decode(ByteBuffer)}, decoding each distinct layout only once: in a group
+     * every member reports the same layout, a few bytes per topic, so a leader of 2,000 members
+     * and 1,000 topics would otherwise decode the same 7 KB 2,000 times.
+     *
+     * @param layouts layouts decoded so far by their bytes, shared across the calls of one rebalance
+     */
+    static Optional<MemberReport> decode(ByteBuffer buffer, Map<ByteBuffer, Optional<GroupLayout>> layouts) {
         Optional<UserDataEnvelope.Body> opened = UserDataEnvelope.open(buffer, MAGIC);
         if (opened.isEmpty()) {
             return Optional.empty();
@@ -102,7 +114,8 @@ final class MemberReport {
         ByteBuffer in = body.in;
         long generation = Varints.read(in, Integer.MAX_VALUE);
         ByteBuffer layoutBytes = generation < 0 ? null : body.readNested();
-        Optional<GroupLayout> layout = layoutBytes == null ? Optional.empty() : LayoutCodec.decode(layoutBytes);
+        Optional<GroupLayout> layout = layoutBytes == null ? Optional.empty()
+                : layouts.computeIfAbsent(layoutBytes, LayoutCodec::decode);
         if (layout.isEmpty()) {
             return Optional.empty();
         }

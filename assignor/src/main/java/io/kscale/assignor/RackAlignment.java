@@ -11,6 +11,7 @@ import java.util.Set;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Rack awareness for consumers that set {@code client.rack} (KIP-881's idea, for fetching from
@@ -102,21 +103,19 @@ final class RackAlignment {
     /** For each rack, how many of the unit's partitions have a replica there. */
     private static Map<String, Integer> replicasPerRack(Unit unit, Cluster metadata) {
         Map<String, Integer> perRack = new HashMap<>();
-        for (String topic : unit.topics()) {
-            for (int partition : unit.partitions(topic)) {
-                PartitionInfo info = metadata.partition(new org.apache.kafka.common.TopicPartition(topic, partition));
-                if (info == null || info.replicas() == null) {
-                    continue;
-                }
-                Set<String> racks = new HashSet<>();
-                for (Node replica : info.replicas()) {
-                    if (replica != null && replica.hasRack()) {
-                        racks.add(replica.rack());
-                    }
-                }
-                racks.forEach(rack -> perRack.merge(rack, 1, Integer::sum));
+        unit.forEachPartition((topic, partition) -> {
+            PartitionInfo info = metadata.partition(new TopicPartition(topic, partition));
+            if (info == null || info.replicas() == null) {
+                return;
             }
-        }
+            Set<String> racks = new HashSet<>();
+            for (Node replica : info.replicas()) {
+                if (replica != null && replica.hasRack()) {
+                    racks.add(replica.rack());
+                }
+            }
+            racks.forEach(rack -> perRack.merge(rack, 1, Integer::sum));
+        });
         return perRack;
     }
 }

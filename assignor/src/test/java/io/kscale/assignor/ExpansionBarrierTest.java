@@ -34,10 +34,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@link ExpansionBarrier} against a {@link MockConsumer} that reads from in-memory partition
- * logs ({@link LogConsumer}), so that a record the barrier seeks back to is fetched again as a
- * broker would return it. Time is injected; nothing sleeps. Every poll goes through
- * {@link #poll()}, which checks that the consumer's position moved exactly past the records
- * returned and no further, and that {@code nextOffsets()} agrees.
+ * logs ({@link LogConsumer}), so that a partition is fetched from its position as a broker
+ * would, and the tests can count how often each record was fetched and with which timeout the
+ * consumer was polled. Time is injected; nothing sleeps. Every poll goes through {@link #poll()},
+ * which checks that the consumer's position moved exactly past the records returned and no
+ * further (it is the offset of the next record not returned), and that {@code nextOffsets()}
+ * agrees.
  */
 class ExpansionBarrierTest {
 
@@ -45,10 +47,14 @@ class ExpansionBarrierTest {
     private static final String PLAIN = "plain";
     private static final int TASKS = 4;
     private static final Duration GRACE = Duration.ofMillis(1000);
+    /** The timeout the tests poll the barrier with; the mock never blocks. */
+    private static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
     private static final long START = 100;
     /** The randomised test runs seeds BASE_SEED .. BASE_SEED + RUNS - 1. */
     private static final long BASE_SEED = 20_240_611L;
     private static final int RUNS = 200;
+    /** The constant in the randomised test's bound on polls once every record is readable. */
+    private static final int DRAIN_POLLS = 20;
     private static final AtomicInteger GROUPS = new AtomicInteger();
 
     private long now = START;
@@ -82,7 +88,7 @@ class ExpansionBarrierTest {
 
     private ConsumerRecords<String, String> pollRecords() {
         Map<TopicPartition, Long> before = positions();
-        ConsumerRecords<String, String> records = barrier.poll(Duration.ZERO);
+        ConsumerRecords<String, String> records = barrier.poll(POLL_TIMEOUT);
         for (TopicPartition tp : consumer.assignment()) {
             List<ConsumerRecord<String, String>> returned = records.records(tp);
             long expected = returned.isEmpty()
@@ -123,22 +129,26 @@ class ExpansionBarrierTest {
 
         consumer.fetchOnly(orders(5));
         assertThat(poll()).as("poll 1: the child is fetched first and held").isEmpty();
+        assertThat(consumer.paused()).containsExactly(orders(5));
         assertThat(poll()).as("poll 2: the parent's records are all earlier than the held 110").containsExactly("k#1", "k#2", "x");
         consumer.append(orders(1), 130, "y", "y");
-        assertThat(poll()).as("poll 3: y@130 is later than the child's held 110").isEmpty();
-        assertThat(consumer.paused()).containsExactlyInAnyOrder(orders(1), orders(5));
-        assertThat(poll()).as("poll 4: the child goes first").containsExactly("k#3", "k#4");
-        assertThat(poll()).as("poll 5: the child is caught up but grace has not passed").isEmpty();
+        assertThat(poll()).as("poll 3: y@130 is later than the child's buffered 110 and 120").containsExactly("k#3", "k#4");
+        assertThat(consumer.paused()).as("the child's buffer is drained, the parent holds y").containsExactly(orders(1));
+        assertThat(consumer.position(orders(5))).isEqualTo(2);
+        assertThat(poll()).as("the child is caught up but grace has not passed").isEmpty();
         now = 130 + GRACE.toMillis();
-        assertThat(poll()).as("poll 6").containsExactly("y");
+        assertThat(poll()).as("poll 4").containsExactly("y");
+        assertThat(consumer.lastTimeout).as("y could go before the poll").isEqualTo(Duration.ZERO);
 
         assertThat(consumer.paused()).isEmpty();
+        assertThat(consumer.position(orders(1))).isEqualTo(4);
         assertThat(barrier.deliveredRecords()).isEqualTo(6);
         assertThat(barrier.heldBackRecords()).as("k#3, k#4 once, y once").isEqualTo(3);
+        assertThat(consumer.handedOut).as("each record fetched once").containsOnly(Map.entry(orders(1), 4), Map.entry(orders(5), 2));
     }
 
     @Test
-    void shouldSeekBackAndPauseAHeldPartitionSoThatACommitNeverPassesItThenResumeAndDeliverIt() {
+    void shouldSeekBackAndPauseAHeldPartitionSoThatACommitNeverPassesItThenDeliverItFromTheBuffer() {
         start(layout(TASKS, 8), orders(1), orders(5));
         consumer.append(orders(1), 100, "k", "k#1");
         consumer.append(orders(1), 150, "z", "z");
@@ -156,12 +166,10 @@ class ExpansionBarrierTest {
         consumer.commitSync();
         assertThat(consumer.committed(Set.of(orders(5))).get(orders(5)).offset()).as("committed offset of the held child").isZero();
 
-        assertThat(poll()).as("k#1 goes; z@150 is later than the child's held 110, so the parent is held").containsExactly("k#1");
-        assertThat(consumer.paused()).containsExactlyInAnyOrder(orders(1), orders(5));
+        assertThat(poll()).as("k#1, then the child's buffer: z@150 is later; z waits for grace").containsExactly("k#1", "k#2", "k#3");
+        assertThat(consumer.paused()).as("the child is drained and resumed, the parent holds z").containsExactly(orders(1));
         assertThat(consumer.position(orders(1))).isEqualTo(1);
-
-        assertThat(poll()).as("the child is resumed before the fetch: the parent's held head 150 is later").containsExactly("k#2", "k#3");
-        assertThat(consumer.paused()).containsExactly(orders(1));
+        assertThat(consumer.position(orders(5))).isEqualTo(2);
         consumer.commitSync();
         assertThat(consumer.committed(Set.of(orders(1), orders(5))))
                 .containsEntry(orders(1), new OffsetAndMetadata(1)).containsEntry(orders(5), new OffsetAndMetadata(2));
@@ -192,6 +200,183 @@ class ExpansionBarrierTest {
 
         assertThat(poll()).as("k#4@106 waits for the parent to pass 106").containsExactly("k#1", "k#2", "x", "k#3");
         assertThat(consumer.paused()).containsExactly(orders(5));
+    }
+
+    // ---- the buffer ----
+
+    /** The bug this pins: the barrier dropped the records after a held one and fetched them again later. */
+    @Test
+    void shouldDeliverTheRecordsAfterAHeldOneFromTheBufferWithoutFetchingThemAgain() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        consumer.append(orders(5), 110, "k", "k#3");
+        consumer.append(orders(5), 120, "k", "k#4");
+        consumer.append(orders(5), 125, "k", "k#5");
+        consumer.append(orders(1), 100, "k", "k#1");
+        consumer.append(orders(1), 115, "x", "x");
+        consumer.append(orders(1), 130, "z", "z");
+
+        consumer.fetchOnly(orders(5));
+        assertThat(poll()).isEmpty();
+        assertThat(consumer.paused()).containsExactly(orders(5));
+        assertThat(poll()).as("the parent, then the child's buffer behind k#3; z@130 waits for grace")
+                .containsExactly("k#1", "x", "k#3", "k#4", "k#5");
+        assertThat(consumer.paused()).containsExactly(orders(1));
+        now = 130 + GRACE.toMillis();
+        assertThat(poll()).containsExactly("z");
+
+        assertThat(consumer.handedOut).as("each record fetched once").containsOnly(Map.entry(orders(1), 3), Map.entry(orders(5), 3));
+        assertThat(barrier.heldBackRecords()).as("k#3, k#4, k#5 once, z once").isEqualTo(4);
+        assertThat(consumer.paused()).isEmpty();
+    }
+
+    @Test
+    void shouldKeepThePositionAtTheNextUndeliveredRecordWhileABufferDrainsOverSeveralPolls() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        consumer.append(orders(5), 110, "k", "k#3");
+        consumer.append(orders(5), 120, "k", "k#4");
+        consumer.append(orders(5), 140, "k", "k#5");
+        consumer.append(orders(1), 100, "a", "a");
+        consumer.append(orders(1), 115, "b", "b");
+        consumer.append(orders(1), 130, "c", "c");
+        consumer.append(orders(1), 150, "d", "d");
+
+        consumer.fetchOnly(orders(5));
+        assertThat(poll()).isEmpty();
+        assertThat(consumer.position(orders(5))).as("k#3 held, k#4 and k#5 buffered behind it").isZero();
+        consumer.maxPerPartition = 1; // the parent comes a record per fetch
+        List<List<String>> expected = List.of(List.of("a"), List.of("b", "k#3"), List.of("c", "k#4"));
+        for (int i = 0; i < expected.size(); i++) {
+            ConsumerRecords<String, String> records = pollRecords();
+            assertThat(values(records)).as("poll %d", i + 2).containsExactlyElementsOf(expected.get(i));
+            assertThat(consumer.position(orders(5))).as("next undelivered record of the child after poll %d", i + 2).isEqualTo(i);
+            assertThat(records.nextOffsets()).as("after poll %d", i + 2).containsEntry(orders(5), new OffsetAndMetadata(i));
+            assertThat(consumer.paused()).as("after poll %d", i + 2).containsExactly(orders(5));
+        }
+        assertThat(poll()).as("k#5@140 goes before d@150; d waits for grace").containsExactly("k#5");
+        assertThat(consumer.position(orders(5))).isEqualTo(3);
+        assertThat(consumer.position(orders(1))).as("d held").isEqualTo(3);
+        assertThat(consumer.handedOut).containsOnly(Map.entry(orders(1), 4), Map.entry(orders(5), 3));
+    }
+
+    @Test
+    void shouldResumeADrainedPartitionWhereItsBufferedFetchEnded() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        consumer.append(orders(5), 110, "k", "k#3");
+        consumer.append(orders(5), 120, "k", "k#4");
+        consumer.append(orders(1), 100, "k", "k#1");
+        consumer.append(orders(1), 200, "z", "z");
+
+        consumer.fetchOnly(orders(5));
+        assertThat(poll()).isEmpty();
+        ConsumerRecords<String, String> drained = pollRecords();
+        assertThat(values(drained)).containsExactly("k#1", "k#3", "k#4");
+        assertThat(consumer.paused()).as("the child resumed, the parent holding z").containsExactly(orders(1));
+        assertThat(consumer.position(orders(5))).isEqualTo(2);
+        assertThat(drained.nextOffsets()).containsEntry(orders(5), new OffsetAndMetadata(2)).containsEntry(orders(1), new OffsetAndMetadata(1));
+
+        consumer.append(orders(5), 210, "k", "k#5");
+        assertThat(poll()).as("the child's next fetch starts after its buffer: z@200 goes before k#5@210").containsExactly("z");
+        assertThat(consumer.lastPolled.records(orders(5))).extracting(ConsumerRecord::offset).containsExactly(2L);
+        now = 210 + GRACE.toMillis();
+        assertThat(poll()).containsExactly("k#5");
+        assertThat(consumer.paused()).isEmpty();
+        assertThat(consumer.handedOut).containsOnly(Map.entry(orders(1), 2), Map.entry(orders(5), 3));
+    }
+
+    @Test
+    void shouldPollWithAZeroTimeoutOnlyWhileABufferedRecordMayGo() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        consumer.append(orders(5), 100, "k", "k#1");
+
+        assertThat(poll()).isEmpty();
+        assertThat(consumer.lastTimeout).as("nothing buffered before the poll").isEqualTo(POLL_TIMEOUT);
+        assertThat(poll()).isEmpty();
+        assertThat(consumer.lastTimeout).as("k#1 buffered, but the parent has not passed it").isEqualTo(POLL_TIMEOUT);
+        now = 100 + GRACE.toMillis();
+        assertThat(poll()).containsExactly("k#1");
+        assertThat(consumer.lastTimeout).as("k#1 may go: the poll must not block").isEqualTo(Duration.ZERO);
+        assertThat(poll()).isEmpty();
+        assertThat(consumer.lastTimeout).as("nothing buffered any more").isEqualTo(POLL_TIMEOUT);
+        assertThat(consumer.polls).isEqualTo(4);
+    }
+
+    /**
+     * The bug this pins, measured on real brokers: a parent and a child that both receive
+     * records have interleaved timestamps, so each fetch can go only up to the sibling's head.
+     * Dropping the rest of the fetch made the partitions take turns a record or so per poll, and
+     * a group tailing a busy topic fell behind. With the buffer, each record is fetched once and
+     * the backlog drains in about two polls per fetch of both partitions.
+     */
+    @Test
+    void shouldDrainTwoBusySiblingsAFetchAtATimeWithoutFetchingARecordTwice() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        int total = 1000;
+        int fetchSize = 50;
+        for (int i = 0; i < total; i++) {
+            consumer.append(orders(i % 2 == 0 ? 1 : 5), START + i, "k" + i % 7, "r" + i);
+        }
+        consumer.maxPerPartition = fetchSize;
+
+        Map<TopicPartition, Long> next = new HashMap<>();
+        int delivered = 0;
+        while (delivered < total && consumer.polls <= total) {
+            ConsumerRecords<String, String> records = pollRecords();
+            for (ConsumerRecord<String, String> record : records) {
+                TopicPartition tp = new TopicPartition(record.topic(), record.partition());
+                assertThat(record.offset()).as("offset order of %s", tp).isEqualTo(next.getOrDefault(tp, 0L));
+                next.put(tp, record.offset() + 1);
+                delivered++;
+            }
+            if (records.isEmpty()) {
+                now += GRACE.toMillis(); // the last record waits for grace
+            }
+        }
+
+        assertThat(delivered).isEqualTo(total);
+        assertThat(consumer.handedOut).as("each record fetched once").containsOnly(Map.entry(orders(1), total / 2), Map.entry(orders(5), total / 2));
+        assertThat(consumer.polls).as("consumer polls for %d records fetched %d per partition", total, fetchSize)
+                .isLessThanOrEqualTo(total / fetchSize * 2 + 3);
+    }
+
+    @Test
+    void shouldDropTheBufferAndSeekBackToTheHeldRecordWhenTheApplicationResumesThePartition() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        consumer.append(orders(5), 110, "k", "k#3");
+        consumer.append(orders(5), 120, "k", "k#4");
+        consumer.append(orders(1), 100, "k", "k#1");
+        consumer.append(orders(1), 200, "z", "z");
+        consumer.fetchOnly(orders(5));
+        assertThat(poll()).isEmpty();
+
+        consumer.resume(List.of(orders(5)));
+        assertThat(poll()).as("the child's records fetched again from the held one: nothing skipped").containsExactly("k#1", "k#3", "k#4");
+        assertThat(consumer.handedOut).as("the child's records were fetched twice").containsEntry(orders(5), 4);
+        assertThat(consumer.paused()).as("z held").containsExactly(orders(1));
+    }
+
+    @ParameterizedTest(name = "lost: {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldDropTheBufferOfARevokedPartitionSoThatItsRecordsAreReadAgainWhenItComesBack(boolean lost) {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        consumer.append(orders(5), 110, "k", "k#3");
+        consumer.append(orders(5), 120, "k", "k#4");
+        consumer.fetchOnly(orders(5));
+        assertThat(poll()).isEmpty();
+        consumer.commitSync();
+
+        if (lost) {
+            consumer.losePartitions(List.of(orders(5)));
+        } else {
+            consumer.rebalance(List.of(orders(1)));
+        }
+        assertThat(poll()).isEmpty();
+        assertThat(consumer.committed(Set.of(orders(5))).get(orders(5)).offset()).as("committed offset of the held child").isZero();
+
+        consumer.rebalance(List.of(orders(1), orders(5)));
+        consumer.append(orders(1), 100, "k", "k#1");
+        consumer.append(orders(1), 200, "z", "z");
+        assertThat(poll()).as("read again from the committed offset").containsExactly("k#1", "k#3", "k#4");
+        assertThat(consumer.handedOut).containsEntry(orders(5), 4);
     }
 
     // ---- what passes through ----
@@ -275,8 +460,9 @@ class ExpansionBarrierTest {
             assertThat(poll()).isEmpty();
             now += GRACE.toMillis();
         }
-        assertThat(poll()).containsExactly("k#1");
-        assertThat(poll()).as("the parent is caught up and 110 is long past grace").containsExactly("k#2");
+        assertThat(poll()).as("then the parent is caught up and 110 is long past grace").containsExactly("k#1", "k#2");
+        assertThat(consumer.handedOut).as("the child's record was fetched once, however long it waited")
+                .containsOnly(Map.entry(orders(1), 1), Map.entry(orders(5), 1));
     }
 
     @Test
@@ -323,8 +509,9 @@ class ExpansionBarrierTest {
     /**
      * An eager rebalance can revoke and assign a partition again inside one consumer poll: the
      * assignment looks the same, but the partition is no longer paused and its position went
-     * back to the committed offset. Were its held record still trusted, the parent's later z@200
-     * would let the barrier "release" the child again, resuming the application's own pause.
+     * back to the committed offset. Were its buffer still trusted, the barrier would return k#2
+     * from it ahead of the records the consumer reads again, and resume the child once that
+     * buffer is drained although the application paused it since.
      */
     @Test
     void shouldForgetAHeldPartitionRevokedAndAssignedAgainWithinOnePoll() {
@@ -361,8 +548,12 @@ class ExpansionBarrierTest {
      * One producer, monotonic timestamps (often equal, in some runs all equal), a topic of T = 4 grown 4 -> 8 -> 16 while
      * it writes keys of tasks 1 and 3; each record becomes readable a random delay within grace
      * after its timestamp, in send order per partition. The consumer fetches random subsets of
-     * partitions, a few records each. Every key's sequence numbers must come out 0, 1, 2, ...
-     * and every position must equal the number of records returned from its partition.
+     * partitions, up to 4 or up to 50 records each (by run). Every key's sequence numbers must
+     * come out 0, 1, 2, ..., every position must equal the number of records returned from its
+     * partition, and each record must be fetched once. Once every record is readable, the rest
+     * must drain in at most 2 polls per mean fetch size of records plus {@link #DRAIN_POLLS}: were
+     * the barrier to drop records after a held one and fetch them again, partitions with a
+     * backlog would take turns a few records per poll, and runs with large fetches would fail.
      */
     @Test
     void shouldReturnEachKeysRecordsInSendOrderThroughRandomExpansionsAndFetches() {
@@ -407,13 +598,21 @@ class ExpansionBarrierTest {
         int[] next = new int[keys];
         Map<TopicPartition, Long> returned = new HashMap<>();
         int delivered = 0;
+        int fetchCap = random.nextBoolean() ? 4 : 50;
+        long allReadable = lastVisible.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        int readablePoll = -1;
+        int leftWhenReadable = total;
         for (int polls = 0; delivered < total; polls++) {
             assertThat(polls).as("%s: stuck with %d of %d records returned", reproduce, delivered, total).isLessThan(100_000);
             now += random.nextInt(80);
+            if (readablePoll < 0 && now >= allReadable) {
+                readablePoll = polls;
+                leftWhenReadable = total - delivered;
+            }
             Set<TopicPartition> fetch = assigned.stream().filter(tp -> random.nextInt(10) < 7).collect(Collectors.toSet());
             consumer.fetchOnly(fetch.toArray(new TopicPartition[0]));
-            consumer.maxPerPartition = 1 + random.nextInt(4);
-            ConsumerRecords<String, String> records = barrier.poll(Duration.ZERO);
+            consumer.maxPerPartition = 1 + random.nextInt(fetchCap);
+            ConsumerRecords<String, String> records = barrier.poll(POLL_TIMEOUT);
             for (ConsumerRecord<String, String> record : records) {
                 int k = Integer.parseInt(record.key().substring(1));
                 int seq = Integer.parseInt(record.value().substring(record.value().indexOf('#') + 1));
@@ -430,6 +629,13 @@ class ExpansionBarrierTest {
         }
         assertThat(barrier.deliveredRecords()).as(reproduce).isEqualTo(total);
         assertThat(consumer.paused()).as(reproduce).isEmpty();
+        assertThat(consumer.handedOut.values().stream().mapToInt(Integer::intValue).sum())
+                .as("%s: records fetched, each once", reproduce).isEqualTo(total);
+        double meanFetch = (fetchCap + 1) / 2.0;
+        assertThat(consumer.polls - readablePoll)
+                .as("%s: polls to return the %d records left once all were readable, fetching up to %d per partition",
+                        reproduce, leftWhenReadable, fetchCap)
+                .isLessThanOrEqualTo((int) Math.ceil(2 * leftWhenReadable / meanFetch) + DRAIN_POLLS);
     }
 
     /**
@@ -448,6 +654,12 @@ class ExpansionBarrierTest {
         int maxPerPartition = Integer.MAX_VALUE;
         Runnable duringPoll;
         ConsumerRecords<String, String> lastPolled;
+        /** The timeout of the last {@link #poll}. */
+        Duration lastTimeout;
+        /** How many times {@link #poll} was called. */
+        int polls;
+        /** How many records each partition's fetches returned: more than its log holds means some were fetched again. */
+        final Map<TopicPartition, Integer> handedOut = new HashMap<>();
         private Set<TopicPartition> fetchOnly;
 
         LogConsumer(String groupId, java.util.function.LongSupplier clock) {
@@ -491,6 +703,8 @@ class ExpansionBarrierTest {
 
         @Override
         public synchronized ConsumerRecords<String, String> poll(Duration timeout) {
+            lastTimeout = timeout;
+            polls++;
             if (duringPoll != null) {
                 Runnable task = duringPoll;
                 duringPoll = null;
@@ -509,6 +723,7 @@ class ExpansionBarrierTest {
                 int upTo = (int) Math.min(readableEnd(tp), (long) position + maxPerPartition);
                 if (upTo > position) {
                     fetched.put(tp, new ArrayList<>(logs.get(tp).subList(position, upTo)));
+                    handedOut.merge(tp, upTo - position, Integer::sum);
                     seek(tp, upTo);
                     nextOffsets.put(tp, new OffsetAndMetadata(upTo));
                 }

@@ -17,10 +17,12 @@ import org.slf4j.LoggerFactory;
 /**
  * SEP-5's problem on real brokers: 3 brokers, 3 consumers counting records per key in local
  * state, a producer writing 200 keys while the topic grows 4 -> 8 -> 16 partitions; then a member
- * joins and one leaves. With KeyPreservingAssignor no key is split and every count is right;
- * CooperativeStickyAssignor and RangeAssignor run in the same test on the same cluster, for the
- * record (printed, not asserted). For every assignor: each partition owned exactly once whenever
- * the group settles, and no record lost.
+ * joins and one leaves; afterwards a new group reads the whole topic. With KeyPreservingAssignor
+ * and its ExpansionBarrier no key is split, every count is right, and both groups see every key's
+ * records in order. The same assignor with a plain poll, CooperativeStickyAssignor and
+ * RangeAssignor run in the same test on the same cluster, for the record (printed, not asserted).
+ * For every assignor: each partition owned exactly once whenever the group settles, and no record
+ * lost.
  */
 @RealKafkaCluster(brokers = 3)
 class KeyPreservingExpansionIT {
@@ -34,9 +36,12 @@ class KeyPreservingExpansionIT {
                 runs.stream().map(ExpansionRun::toString).collect(Collectors.joining("\n")));
 
         ExpansionRun kscale = runs.stream().filter(run -> run.peer() == ExpansionPeer.KSCALE).findFirst().orElseThrow();
+        assertThat(runs).hasSize(ExpansionPeer.values().length);
         assertThat(kscale.keys().keys()).isEqualTo(200);
         assertThat(kscale.keys().splitKeys()).as("keys counted by more than one member").isZero();
         assertThat(kscale.keys().wrongCounts()).as("keys whose final count is wrong").isZero();
+        assertThat(kscale.tailingOrder().keysOutOfOrder()).as("keys out of order, tailing with the barrier").isZero();
+        assertThat(kscale.catchUpOrder().keysOutOfOrder()).as("keys out of order, catching up with the barrier").isZero();
         assertThat(runs).allSatisfy(run -> {
             assertThat(run.missing()).as("%s: records lost", run.peer().label()).isZero();
             assertThat(run.received()).as("%s: records received", run.peer().label()).isEqualTo(run.sent());

@@ -3,6 +3,7 @@ package io.kscale.assignor.layout;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.ObjIntConsumer;
 import java.util.stream.Collectors;
 
 /**
@@ -69,6 +70,20 @@ public final class Unit {
             }
         }
         return new int[0];
+    }
+
+    /**
+     * Calls {@code action} with every partition of the unit, topic by topic in name order, without
+     * building lists (the assignor walks every unit of large groups).
+     *
+     * @param action called with each topic and partition
+     */
+    public void forEachPartition(ObjIntConsumer<String> action) {
+        for (TopicLayout layout : topics) {
+            for (int partition = task; partition < layout.partitionCount(); partition += taskCount) {
+                action.accept(layout.topic(), partition);
+            }
+        }
     }
 
     /** @return the number of partitions in the unit, at least 1: its share of load */

@@ -16,21 +16,26 @@ final class CountingGroup implements AutoCloseable {
     private final ExpansionPeer peer;
     private final String topic;
     private final String groupId;
-    private final Map<String, Object> clientProperties;
+    private final Map<String, Object> consumerProperties;
+    private final KeyOrder order = new KeyOrder();
     private final List<CountingMember> members = new ArrayList<>();
     private final List<CountingMember> departed = new ArrayList<>();
     private final Map<String, Set<Long>> received = new ConcurrentHashMap<>();
     private int nextId;
 
-    CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> clientProperties) {
+    /**
+     * @param consumerProperties connection settings plus any consumer settings of the scenario
+     *     (for example a declared task count)
+     */
+    CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties) {
         this.peer = peer;
         this.topic = topic;
         this.groupId = groupId;
-        this.clientProperties = clientProperties;
+        this.consumerProperties = consumerProperties;
     }
 
     void addMember() {
-        members.add(new CountingMember("member-" + nextId++, topic, groupId, peer.className(), clientProperties, received));
+        members.add(new CountingMember("member-" + nextId++, topic, groupId, peer, consumerProperties, received, order));
     }
 
     void removeFirstMember() {
@@ -93,15 +98,9 @@ final class CountingGroup implements AutoCloseable {
         return missing;
     }
 
-    long orderViolations() {
-        long violations = 0;
-        for (CountingMember member : members) {
-            violations += member.orderViolations();
-        }
-        for (CountingMember member : departed) {
-            violations += member.orderViolations();
-        }
-        return violations;
+    /** @return per-key order as the application saw it, across members */
+    KeyOrder order() {
+        return order;
     }
 
     long rebalances() {

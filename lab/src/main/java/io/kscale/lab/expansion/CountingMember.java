@@ -1,10 +1,12 @@
 package io.kscale.lab.expansion;
 
+import io.kscale.assignor.ExpansionBarrier;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,9 +23,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * One member of the counting group: a consumer on its own thread that keeps a count per key in
- * local state (what a stateful consumer would lose when a key moves to another member), checks
- * that each key's numbers arrive in increasing order, and commits after every poll, so a
- * partition that moves resumes exactly where this member stopped.
+ * local state (what a stateful consumer would lose when a key moves to another member), reports
+ * every record to the group's {@link KeyOrder}, and commits after every poll, so a partition
+ * that moves resumes exactly where this member stopped. With kscale's assignor it polls through
+ * {@link ExpansionBarrier}, as the README tells users to.
  */
 final class CountingMember implements AutoCloseable {
 
@@ -35,28 +38,31 @@ final class CountingMember implements AutoCloseable {
     private final Map<String, Long> lastSequence = new ConcurrentHashMap<>();
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
     private final Map<String, Set<Long>> received;
-    private final AtomicLong orderViolations = new AtomicLong();
+    private final KeyOrder order;
+    private final Optional<ExpansionBarrier<String, byte[]>> barrier;
     private final AtomicLong rebalances = new AtomicLong();
     private volatile long lastRebalanceNanos = System.nanoTime();
     private volatile boolean assignedOnce;
     private volatile boolean running = true;
     private volatile Throwable failure;
 
-    CountingMember(String id, String topic, String groupId, String assignor, Map<String, Object> clientProperties,
-                   Map<String, Set<Long>> received) {
+    CountingMember(String id, String topic, String groupId, ExpansionPeer peer, Map<String, Object> consumerProperties,
+                   Map<String, Set<Long>> received, KeyOrder order) {
         this.id = id;
         this.topic = topic;
         this.received = received;
-        Map<String, Object> props = new HashMap<>(clientProperties);
+        this.order = order;
+        Map<String, Object> props = new HashMap<>(consumerProperties);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-" + id);
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, peer.className());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         // The leader notices an expansion at its next metadata refresh.
         props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
         this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        this.barrier = peer.usesBarrier() ? Optional.of(ExpansionBarrier.wrap(consumer)) : Optional.empty();
         this.thread = new Thread(this::consume, "kscale-expansion-" + id);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -66,7 +72,8 @@ final class CountingMember implements AutoCloseable {
         try {
             consumer.subscribe(Set.of(topic), new Listener());
             while (running) {
-                ConsumerRecords<String, byte[]> records = consumer.poll(Duration.ofMillis(100));
+                ConsumerRecords<String, byte[]> records = barrier.isPresent()
+                        ? barrier.get().poll(Duration.ofMillis(100)) : consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<String, byte[]> record : records) {
                     count(record);
                 }
@@ -99,12 +106,9 @@ final class CountingMember implements AutoCloseable {
         String key = record.key();
         long sequence = ByteBuffer.wrap(record.value()).getLong();
         counts.merge(key, 1L, Long::sum);
-        Long last = lastSequence.get(key);
-        if (last != null && sequence < last) {
-            orderViolations.incrementAndGet();
-        }
         lastSequence.merge(key, sequence, Math::max);
         received.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(sequence);
+        order.delivered(key, sequence);
     }
 
     String id() {
@@ -123,10 +127,6 @@ final class CountingMember implements AutoCloseable {
 
     Set<TopicPartition> owned() {
         return Set.copyOf(owned);
-    }
-
-    long orderViolations() {
-        return orderViolations.get();
     }
 
     long rebalances() {

@@ -11,19 +11,22 @@ public final class ExpansionRun {
     private final long sent;
     private final long received;
     private final long missing;
-    private final long orderViolations;
+    private final OrderOutcome tailingOrder;
+    private final OrderOutcome catchUpOrder;
     private final List<String> ownershipProblems;
     private final long rebalances;
 
     ExpansionRun(ExpansionPeer peer, List<Integer> partitionSteps, KeyOutcome keys, long sent, long received,
-                 long missing, long orderViolations, List<String> ownershipProblems, long rebalances) {
+                 long missing, OrderOutcome tailingOrder, OrderOutcome catchUpOrder, List<String> ownershipProblems,
+                 long rebalances) {
         this.peer = peer;
         this.partitionSteps = List.copyOf(partitionSteps);
         this.keys = keys;
         this.sent = sent;
         this.received = received;
         this.missing = missing;
-        this.orderViolations = orderViolations;
+        this.tailingOrder = tailingOrder;
+        this.catchUpOrder = catchUpOrder;
         this.ownershipProblems = List.copyOf(ownershipProblems);
         this.rebalances = rebalances;
     }
@@ -56,9 +59,14 @@ public final class ExpansionRun {
         return missing;
     }
 
-    /** @return records that arrived after a higher number of the same key, on the same member */
-    public long orderViolations() {
-        return orderViolations;
+    /** @return per-key order seen by the group that consumed live while the topic grew */
+    public OrderOutcome tailingOrder() {
+        return tailingOrder;
+    }
+
+    /** @return per-key order seen by a second group that read the whole topic afterwards */
+    public OrderOutcome catchUpOrder() {
+        return catchUpOrder;
     }
 
     /** @return partitions owned twice when the group had settled, per rebalance checked */
@@ -73,8 +81,8 @@ public final class ExpansionRun {
 
     @Override
     public String toString() {
-        return String.format("%s: partitions %s; %s; sent %d, received %d, missing %d; order violations %d; "
+        return String.format("%s: partitions %s; %s; sent %d, received %d, missing %d; tailing: %s; catching up: %s; "
                         + "ownership problems %s; %d assignments", peer.label(), partitionSteps, keys, sent, received,
-                missing, orderViolations, ownershipProblems, rebalances);
+                missing, tailingOrder, catchUpOrder, ownershipProblems, rebalances);
     }
 }

@@ -1,7 +1,9 @@
 package io.kscale.lab.expansion;
 
 import java.time.Duration;
+import io.kscale.assignor.KeyPreservingAssignorConfig;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -84,6 +86,8 @@ public final class ExpansionScenario {
                 int partitions = steps.get(steps.size() - 1);
                 awaitConsumed(group, producer);
                 KeyOutcome keys = KeyOutcome.of(group.members(), producer.sentPerKey());
+                OrderOutcome tailingOrder = OrderOutcome.of(group.order());
+                OrderOutcome catchUpOrder = catchUp(peer, topic, steps.get(0), clientProperties, producer);
 
                 group.addMember();
                 awaitSettled(group, topic, partitions, ownershipProblems, "after a member joined");
@@ -95,7 +99,8 @@ public final class ExpansionScenario {
                 producer.stop();
                 awaitConsumed(group, producer);
                 return new ExpansionRun(peer, steps, keys, producer.sent(), group.distinctRecords(),
-                        group.missing(producer.sentPerKey()), group.orderViolations(), ownershipProblems, group.rebalances());
+                        group.missing(producer.sentPerKey()), tailingOrder, catchUpOrder, ownershipProblems,
+                        group.rebalances());
             } finally {
                 producer.close();
                 group.close();
@@ -105,6 +110,27 @@ public final class ExpansionScenario {
             throw new IllegalStateException("interrupted", e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("could not run the expansion scenario for " + peer.label() + ": " + e, e);
+        }
+    }
+
+    /**
+     * A second group reads the whole grown topic from the start, as a new application or a
+     * rebuilt one would. It must declare the topic's original task count: a group that first sees
+     * the topic at its final count would take that count as T, and its tasks would have one
+     * partition each, so nothing would keep a key's old and new partitions together.
+     */
+    private OrderOutcome catchUp(ExpansionPeer peer, String topic, int taskCount, Map<String, Object> clientProperties,
+                                 KeyedSequenceProducer producer) throws InterruptedException {
+        Map<String, Object> consumerProperties = new HashMap<>(clientProperties);
+        consumerProperties.put(KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, topic + ":" + taskCount);
+        try (CountingGroup catchingUp = new CountingGroup(peer, topic, "kscale-catch-up-" + topic, consumerProperties)) {
+            for (int i = 0; i < settings.members(); i++) {
+                catchingUp.addMember();
+            }
+            awaitConsumed(catchingUp, producer);
+            OrderOutcome order = OrderOutcome.of(catchingUp.order());
+            log.info("{}: a new group read the whole topic: {}", peer.label(), order);
+            return order;
         }
     }
 

@@ -1,0 +1,125 @@
+package io.kscale.lab;
+
+import io.kscale.lab.cluster.KafkaCluster;
+import io.kscale.lab.expansion.ExpansionPeer;
+import io.kscale.lab.expansion.ExpansionReport;
+import io.kscale.lab.expansion.ExpansionRun;
+import io.kscale.lab.expansion.ExpansionScenario;
+import io.kscale.lab.expansion.ExpansionSettings;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code kscale-lab expansion}: per-key state while a topic grows, kscale's assignor against its peers. */
+@Command(name = "expansion",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Measures how many keys change consumer when a topic gains partitions.",
+            "",
+            "A producer writes numbered records for a fixed set of keys while the topic",
+            "grows (4 -> 8 -> 16 partitions by default); a consumer group counts records",
+            "per key in each member's local state. A key whose records reach a second",
+            "member is split, and its final count is wrong. Then a member joins and one",
+            "leaves, checking that every partition is owned exactly once and no record",
+            "is lost. Runs kscale's KeyPreservingAssignor, CooperativeStickyAssignor and",
+            "RangeAssignor one after the other, each on its own topic, prints a table",
+            "and writes an HTML bar chart.",
+            "",
+            "Example: kscale-lab expansion --partitions 4,8,16,32 --keys 500"
+        })
+final class ExpansionCommand implements Callable<Integer> {
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private TargetClusterOptions target;
+
+    @Option(names = "--peers", split = ",", paramLabel = "NAME",
+            defaultValue = "kscale,kscale-no-barrier,cooperative-sticky,range",
+            description = "Which assignors to run, in order: kscale (with ExpansionBarrier), kscale-no-barrier,"
+                    + " cooperative-sticky, range (default: ${DEFAULT-VALUE}).")
+    private List<String> peers;
+
+    @Option(names = "--partitions", split = ",", paramLabel = "N", defaultValue = "4,8,16",
+            description = "Partition counts the topic goes through, growing; the first is the topic's size at"
+                    + " creation (default: ${DEFAULT-VALUE}).")
+    private List<Integer> partitions;
+
+    @Option(names = "--members", defaultValue = "3", paramLabel = "N",
+            description = "Consumers in the group before the join/leave step (default: ${DEFAULT-VALUE}).")
+    private int members;
+
+    @Option(names = "--keys", defaultValue = "200", paramLabel = "N",
+            description = "Distinct record keys the producer cycles through (default: ${DEFAULT-VALUE}).")
+    private int keys;
+
+    @Option(names = "--rate", defaultValue = "2000", paramLabel = "RECORDS_PER_SEC",
+            description = "Producer throttle in records per second (default: ${DEFAULT-VALUE}).")
+    private int rate;
+
+    @Option(names = "--records-per-step", defaultValue = "4000", paramLabel = "N",
+            description = "Records sent at each partition count before the next growth, and again after the"
+                    + " membership changes (default: ${DEFAULT-VALUE}).")
+    private long recordsPerStep;
+
+    @Option(names = "--report-dir", defaultValue = "target/kscale-reports", paramLabel = "DIR",
+            description = "Where the HTML report goes (default: ${DEFAULT-VALUE}).")
+    private Path reportDir;
+
+    @Override
+    public Integer call() throws IOException {
+        PrintWriter out = spec.commandLine().getOut();
+        ExpansionSettings settings = settings();
+        ExpansionScenario scenario = new ExpansionScenario(settings);
+        List<ExpansionRun> runs;
+        String setup;
+        if (target.userCluster()) {
+            setup = String.format(Locale.ROOT, "Cluster %s. %s", target.bootstrapServer, describe(settings));
+            out.println(setup);
+            out.flush();
+            runs = scenario.runOn(target.userClusterProperties());
+        } else {
+            try (KafkaCluster cluster = target.startEmbedded()) {
+                setup = String.format(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). %s",
+                        cluster.brokerCount(), describe(settings));
+                out.println(setup);
+                out.flush();
+                Map<String, Object> props = new HashMap<>(target.commandConfig());
+                props.putAll(cluster.clientProperties());
+                runs = scenario.runOn(props);
+            }
+        }
+        out.println();
+        out.print(ExpansionReport.table(runs));
+        Path report = ExpansionReport.writeHtml(runs, setup, reportDir);
+        out.println();
+        out.println("Report: " + report.toAbsolutePath());
+        out.flush();
+        return 0;
+    }
+
+    /** The parsed options as scenario settings; throws {@link IllegalArgumentException} for bad values. */
+    ExpansionSettings settings() {
+        return new ExpansionSettings(peers.stream().map(ExpansionPeer::fromCliName).collect(Collectors.toList()),
+                partitions, members, keys, rate, recordsPerStep);
+    }
+
+    private static String describe(ExpansionSettings s) {
+        return String.format(Locale.ROOT, "Topic grows through %s partitions, replication factor min(3, brokers);"
+                        + " %d members, %d keys at %d records/s, %d records per step; then a member joins and one"
+                        + " leaves, and %d more records are sent.", ExpansionReport.path(s.partitionSteps()),
+                s.members(), s.keys(), s.recordsPerSecond(), s.recordsPerStep(), s.recordsPerStep());
+    }
+}
