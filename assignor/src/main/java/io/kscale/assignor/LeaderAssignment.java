@@ -79,7 +79,7 @@ final class LeaderAssignment {
     private final AssignorMetrics metrics;
     private final PlacementEngine engine = new PlacementEngine();
 
-    /** Member id to its subscription and report (null if its userData was not a report), in id order. */
+    /** Member id to its subscription, in id order; {@link #reports} holds the userData of those that sent a report. */
     private final SortedMap<String, Subscription> subscriptions;
     private final Map<String, MemberReport> reports = new HashMap<>();
     private final Map<String, List<TopicPartition>> assigned = new TreeMap<>();
