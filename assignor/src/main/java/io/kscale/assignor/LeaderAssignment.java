@@ -87,6 +87,7 @@ final class LeaderAssignment {
     private int withheldPartitions;
     private int rackSwaps;
     private Map<Set<String>, SortedSet<String>> membersBySubscription;
+    private Map<String, Map<Integer, String>> reportedOwners;
 
     LeaderAssignment(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics,
                      GroupSubscription groupSubscription) {
@@ -233,6 +234,24 @@ final class LeaderAssignment {
         return ordered;
     }
 
+    /**
+     * Under EAGER: the member that reported owning each task, by topic and task index; when two
+     * reports claim one task, the first member by id keeps it.
+     */
+    private Map<String, Map<Integer, String>> reportedOwners() {
+        if (reportedOwners == null) {
+            reportedOwners = new HashMap<>();
+            subscriptions.keySet().forEach(member -> {
+                MemberReport report = reports.get(member);
+                if (report != null) {
+                    report.ownedTasks().forEach((topic, tasks) -> tasks.forEach(task ->
+                            reportedOwners.computeIfAbsent(topic, t -> new HashMap<>()).putIfAbsent(task, member)));
+                }
+            });
+        }
+        return reportedOwners;
+    }
+
     /** Who owns each partition now, from {@code ownedPartitions} (COOPERATIVE). */
     private PartitionOwners currentOwners() {
         PartitionOwners owners = new PartitionOwners();
@@ -256,21 +275,21 @@ final class LeaderAssignment {
     private void place(GroupLayout layout, SortedSet<String> members, SortedSet<String> topics,
                        PartitionOwners owners, boolean cooperative, Cluster metadata) {
         Units units = Units.of(layout, topics);
+        Set<String> memberSet = new HashSet<>(members);
         Map<String, String> priorOwner = new HashMap<>();
+        Map<String, List<String>> priorUnits = new HashMap<>();
         for (Unit unit : units.units()) {
-            priorOwner(unit, members, owners, cooperative).ifPresent(owner -> priorOwner.put(unit.id(), owner));
+            priorOwner(unit, memberSet, owners, cooperative).ifPresent(owner -> {
+                priorOwner.put(unit.id(), owner);
+                priorUnits.computeIfAbsent(owner, o -> new ArrayList<>()).add(unit.id());
+            });
         }
         List<TaskDescription> tasks = new ArrayList<>();
         units.units().forEach(unit -> tasks.add(TaskDescription.stateless(unit.id()).withWeight(unit.weight())));
         List<ClientDescription> clients = new ArrayList<>();
         for (String member : members) {
-            List<String> prior = new ArrayList<>();
-            priorOwner.forEach((unit, owner) -> {
-                if (owner.equals(member)) {
-                    prior.add(unit);
-                }
-            });
-            ClientDescription.Builder client = ClientDescription.builder(member).capacity(1).priorActive(prior);
+            ClientDescription.Builder client = ClientDescription.builder(member).capacity(1)
+                    .priorActive(priorUnits.getOrDefault(member, List.of()));
             subscriptions.get(member).rackId().ifPresent(client::rack);
             clients.add(client.build());
         }
@@ -295,9 +314,26 @@ final class LeaderAssignment {
      */
     private Optional<String> priorOwner(Unit unit, Set<String> members, PartitionOwners owners, boolean cooperative) {
         if (!cooperative) {
-            return members.stream().filter(member -> reports.containsKey(member)
-                    && unit.topics().stream().anyMatch(topic -> reports.get(member).owned(topic, unit.task())))
-                    .findFirst();
+            for (String topic : unit.topics()) {
+                String claimant = reportedOwners().getOrDefault(topic, Map.of()).get(unit.task());
+                if (claimant != null && members.contains(claimant)) {
+                    return Optional.of(claimant);
+                }
+            }
+            return Optional.empty();
+        }
+        String[] single = {null};
+        boolean[] mixed = {false};
+        unit.forEachPartition((topic, partition) -> {
+            String owner = owners.owner(topic, partition);
+            if (single[0] == null) {
+                single[0] = owner;
+            }
+            mixed[0] |= owner == null || !owner.equals(single[0]);
+        });
+        if (!mixed[0]) {
+            // The usual case: one member owns the whole unit.
+            return Optional.ofNullable(single[0]).filter(members::contains);
         }
         SortedMap<String, Integer> owned = new TreeMap<>();
         unit.forEachPartition((topic, partition) -> {

@@ -70,6 +70,11 @@ final class MemberReport {
         return tasks != null && tasks.contains(task);
     }
 
+    /** @return the tasks the member owned, per topic */
+    SortedMap<String, SortedSet<Integer>> ownedTasks() {
+        return Collections.unmodifiableSortedMap(ownedTasks);
+    }
+
     GroupLayout layout() {
         return layout;
     }
