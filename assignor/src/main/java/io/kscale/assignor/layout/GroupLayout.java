@@ -109,6 +109,11 @@ public final class GroupLayout {
         return Optional.ofNullable(topics.get(topic));
     }
 
+    /** @return the number of topics with a layout */
+    public int topicCount() {
+        return topics.size();
+    }
+
     /** @return whether no topic has a layout */
     public boolean isEmpty() {
         return topics.isEmpty();
