@@ -15,6 +15,7 @@ import io.kscale.assignor.placement.PlacementSettings;
 import io.kscale.assignor.placement.TaskDescription;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -220,18 +221,30 @@ final class LeaderAssignment {
      * topics, and there is one group.)
      */
     private List<Map.Entry<SortedSet<String>, SortedSet<String>>> topicClasses(GroupLayout layout, Cluster metadata) {
-        Map<String, SortedSet<String>> subscribers = new HashMap<>();
-        membersBySubscription().forEach((topics, members) -> topics.forEach(topic -> {
-            if (layout.topic(topic).isPresent() && metadata.partitionCountForTopic(topic) != null) {
-                subscribers.computeIfAbsent(topic, t -> new TreeSet<>()).addAll(members);
+        // Key topics by which distinct subscriptions contain them (a few small integers), not by
+        // their member sets: a group of 2,000 members would otherwise hash and compare member sets
+        // once per topic.
+        List<Map.Entry<Set<String>, SortedSet<String>>> distinct = new ArrayList<>(membersBySubscription().entrySet());
+        Map<BitSet, SortedSet<String>> topicsBySubscriptions = new HashMap<>();
+        Map<String, BitSet> subscriptionsOfTopic = new HashMap<>();
+        for (int i = 0; i < distinct.size(); i++) {
+            for (String topic : distinct.get(i).getKey()) {
+                if (layout.topic(topic).isPresent() && metadata.partitionCountForTopic(topic) != null) {
+                    subscriptionsOfTopic.computeIfAbsent(topic, t -> new BitSet()).set(i);
+                }
             }
-        }));
-        Map<SortedSet<String>, SortedSet<String>> classes = new HashMap<>();
-        subscribers.forEach((topic, members) -> classes.computeIfAbsent(members, m -> new TreeSet<>()).add(topic));
-        List<Map.Entry<SortedSet<String>, SortedSet<String>>> ordered = new ArrayList<>(classes.entrySet());
+        }
+        subscriptionsOfTopic.forEach((topic, indexes) ->
+                topicsBySubscriptions.computeIfAbsent(indexes, k -> new TreeSet<>()).add(topic));
+        List<Map.Entry<SortedSet<String>, SortedSet<String>>> classes = new ArrayList<>();
+        topicsBySubscriptions.forEach((indexes, topics) -> {
+            SortedSet<String> members = new TreeSet<>();
+            indexes.stream().forEach(i -> members.addAll(distinct.get(i).getValue()));
+            classes.add(Map.entry(members, topics));
+        });
         // Deterministic order: classes have disjoint topics, so the first topic names each.
-        ordered.sort(Comparator.comparing(topicClass -> topicClass.getValue().first()));
-        return ordered;
+        classes.sort(Comparator.comparing(topicClass -> topicClass.getValue().first()));
+        return classes;
     }
 
     /**

@@ -124,15 +124,17 @@ final class MemberReport {
         if (layout.isEmpty()) {
             return Optional.empty();
         }
-        List<String> topics = topicNames(layout.get());
-        long topicCount = Varints.read(in, topics.size());
+        int layoutTopics = layout.get().topicCount();
+        long topicCount = Varints.read(in, layoutTopics);
         if (topicCount < 0) {
             return Optional.empty();
         }
+        // Most members of a large group own few topics' tasks: list the names only when needed.
+        List<String> topics = topicCount == 0 ? List.of() : topicNames(layout.get());
         Map<String, List<Integer>> owned = new TreeMap<>();
         long previousTopic = -1;
         for (long i = 0; i < topicCount; i++) {
-            long topic = Varints.read(in, topics.size() - 1L);
+            long topic = Varints.read(in, layoutTopics - 1L);
             long taskCount = Varints.read(in, in.remaining());
             if (topic <= previousTopic || taskCount < 1) {
                 return Optional.empty();
