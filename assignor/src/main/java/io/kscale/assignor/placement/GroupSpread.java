@@ -37,9 +37,17 @@ final class GroupSpread {
     }
 
     void spread() {
-        boolean[] inPool = new boolean[model.groupCount];
+        // Only groups with two or more swappable tasks can be spread further: a task alone in its
+        // group (every unit of a consumer group) never lowers Φ, so its scan over all clients is skipped.
+        int[] swappable = new int[model.groupCount];
         for (int t : pool.tasks) {
-            inPool[model.group[t]] |= isSwappable(t);
+            if (isSwappable(t)) {
+                swappable[model.group[t]]++;
+            }
+        }
+        boolean[] inPool = new boolean[model.groupCount];
+        for (int g = 0; g < model.groupCount; g++) {
+            inPool[g] = swappable[g] >= 2;
         }
         boolean swapped = clients.length > 1;
         while (swapped) {
