@@ -220,12 +220,15 @@ public final class ExpansionBarrier<K, V> {
      * Polls the consumer and returns the records that may go now (see the class comment). May
      * return fewer records than were fetched, or none, while a task waits for a partition; polls
      * the consumer with a zero timeout instead of {@code timeout} while buffered records may go.
+     * First asks for the follow-up rebalance of stateful consumers if it is due
+     * ({@link FollowUpRebalance}), so that poll runs it.
      *
      * @param timeout passed to {@link Consumer#poll(Duration)} unless buffered records may go now
      * @return the records, each partition's in offset order and partitions in ascending order
      *         per topic, with {@link ConsumerRecords#nextOffsets()} never beyond a record not returned
      */
     public ConsumerRecords<K, V> poll(Duration timeout) {
+        FollowUpRebalance.triggerIfDue(consumer, clock.getAsLong());
         refresh(false);
         ConsumerRecords<K, V> fetched = consumer.poll(bufferedRecordMayGo() ? Duration.ZERO : timeout);
         refresh(true); // a rebalance runs inside poll

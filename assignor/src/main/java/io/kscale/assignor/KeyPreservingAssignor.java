@@ -7,7 +7,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
@@ -39,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * {@value KeyPreservingAssignorConfig#EXPANSION_POLICY_CONFIG}; it never fails the group. Records
  * of a key stay in order across an expansion when the poll loop uses {@link ExpansionBarrier}.
  *
+ * <p>Stateful consumers register a {@link TaskStateListener}
+ * ({@value KeyPreservingAssignorConfig#TASK_STATE_LISTENER_CONFIG}): a task they ran then moves
+ * to another member only once that member has warmed up a copy of its state (KIP-441's smooth
+ * scale-out); the poll loop triggers the follow-up rebalance that moves it
+ * ({@link FollowUpRebalance}, or {@link ExpansionBarrier}).
+ *
  * <p>Threads: the consumer calls an assignor from its own thread only (the leader's
  * {@code assign}, every member's {@code subscriptionUserData} and {@code onAssignment}).
  *
@@ -55,6 +63,9 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of());
     private LayoutStore store = LayoutStore.DISABLED;
     private AssignorMetrics metrics = new AssignorMetrics("");
+    private LongSupplier clock = System::currentTimeMillis;
+    /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
+    private Optional<MemberTaskState> taskState = Optional.empty();
 
     /** What this member learnt from its last assignment; reported in its next subscription. */
     private GroupLayout knownLayout = GroupLayout.empty();
@@ -69,6 +80,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     public void configure(Map<String, ?> configs) {
         this.config = new KeyPreservingAssignorConfig(configs);
         this.metrics = new AssignorMetrics(config.clientId());
+        this.taskState = config.taskStateListener().map(MemberTaskState::new);
         if (config.layoutStoreEnabled() && !config.groupId().isEmpty()) {
             this.store = new KafkaLayoutStore(config.groupId(), config.layoutStoreTopic(),
                     config.layoutStoreReplicationFactor(), config.layoutStoreTimeout(), configs);
@@ -96,7 +108,9 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
 
     @Override
     public ByteBuffer subscriptionUserData(Set<String> topics) {
-        return new MemberReport(generation, ownedTasks, knownLayout).encode();
+        Map<String, MemberReport.TopicLags> lags = taskState.map(state -> state.lags(topics, knownLayout))
+                .orElse(Map.of());
+        return new MemberReport(generation, ownedTasks, knownLayout, taskState.isPresent(), lags).encode();
     }
 
     /**
@@ -105,14 +119,14 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
      */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        return new LeaderAssignment(config, store, metrics, groupSubscription).compute(metadata);
+        return new LeaderAssignment(config, store, metrics, groupSubscription, clock.getAsLong()).compute(metadata);
     }
 
     @Override
     public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
-        Optional<GroupLayout> layout = AssignmentInfo.decode(assignment.userData());
-        if (layout.isPresent()) {
-            knownLayout = layout.get();
+        Optional<AssignmentInfo> info = AssignmentInfo.decode(assignment.userData());
+        if (info.isPresent()) {
+            knownLayout = info.get().layout();
         } else {
             log.warn("The assignment of generation {} carries no kscale layout (the leader runs another assignor or "
                     + "version?); keeping layout epoch {}", metadata.generationId(), knownLayout.epoch());
@@ -120,7 +134,15 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         generation = metadata.generationId();
         ownedTasks = ownedTasks(assignment.partitions(), knownLayout);
         metrics.layoutEpoch(knownLayout.epoch());
-        MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout);
+        OptionalLong followUp = info.map(AssignmentInfo::followUpDeadline).orElse(OptionalLong.empty());
+        MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout, followUp);
+        taskState.ifPresent(state -> {
+            state.assigned(info, assignment.partitions(), knownLayout);
+            if (!state.warmups().isEmpty()) {
+                log.info("Generation {}: warming up {}; follow-up rebalance at {} (epoch ms)", metadata.generationId(),
+                        state.warmups(), followUp.isPresent() ? followUp.getAsLong() : "none");
+            }
+        });
     }
 
     /** The tasks of the partitions assigned, per topic, for the next subscription (EAGER needs them). */
@@ -146,5 +168,10 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     /** The layout this member knows (tests). */
     GroupLayout knownLayout() {
         return knownLayout;
+    }
+
+    /** Replaces the leader's clock, epoch ms, for follow-up deadlines (tests). */
+    void clock(LongSupplier clock) {
+        this.clock = clock;
     }
 }

@@ -2,19 +2,24 @@ package io.kscale.assignor;
 
 import io.kscale.assignor.layout.ExpansionPolicy;
 import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.placement.PlacementSettings;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Settings of {@link KeyPreservingAssignor}, read from the consumer's own configuration (an
@@ -78,6 +83,42 @@ public final class KeyPreservingAssignorConfig {
             + "max.poll.interval.ms (the rebalance timeout). On timeout the leader goes on without the stored "
             + "layout and logs a WARN.";
 
+    /** The member's task state hooks: an instance, or a class to instantiate. */
+    public static final String TASK_STATE_LISTENER_CONFIG = "kscale.assignor.task.state.listener";
+    private static final String TASK_STATE_LISTENER_DOC = "The member's io.kscale.assignor.TaskStateListener, "
+            + "which makes it a stateful member: it reports how far its local state of each task is behind, and "
+            + "hears which tasks to warm up and which state it may delete. Put an instance in the configuration map "
+            + "given to the consumer, or name a class with a public no-argument constructor. Without one the member "
+            + "is stateless: tasks move to it without a warmup. Topics that no member with a listener subscribes to "
+            + "are assigned as without task state, and the next three settings have no effect on them.";
+
+    /** Records a member may be behind on a task and still take it over. */
+    public static final String ACCEPTABLE_RECOVERY_LAG_CONFIG = "kscale.assignor.acceptable.recovery.lag";
+    public static final long ACCEPTABLE_RECOVERY_LAG_DEFAULT = 10_000L;
+    private static final String ACCEPTABLE_RECOVERY_LAG_DOC = "Records a member's local state of a task may be "
+            + "behind and still count as caught up. A task moves to a member with a " + TASK_STATE_LISTENER_CONFIG
+            + " only once that member reports a lag at most this, unless no member is caught up; until then the "
+            + "prior owner keeps the task and the new member warms up a copy. Kafka Streams' "
+            + "acceptable.recovery.lag. Read by the group leader: set it alike on every member.";
+
+    /** How many warmups may be in flight across the group. */
+    public static final String MAX_WARMUPS_CONFIG = "kscale.assignor.max.warmups";
+    public static final int MAX_WARMUPS_DEFAULT = 2;
+    private static final String MAX_WARMUPS_DOC = "Most stateful tasks warming up at once across the group (see "
+            + ACCEPTABLE_RECOVERY_LAG_CONFIG + "). More warmups finish a scale-out in fewer follow-up rebalances "
+            + "and cost more restore traffic at once; moves beyond the budget wait for a later rebalance. Kafka "
+            + "Streams' max.warmup.replicas. Read by the group leader: set it alike on every member.";
+
+    /** The longest wait for a follow-up rebalance while warmups are in flight. */
+    public static final String PROBING_INTERVAL_MS_CONFIG = "kscale.assignor.probing.interval.ms";
+    public static final long PROBING_INTERVAL_MS_DEFAULT = 600_000L;
+    private static final String PROBING_INTERVAL_MS_DOC = "Longest time until a follow-up rebalance while warmups "
+            + "are in flight, so that caught-up warmups take their tasks over (the next rebalance for any other "
+            + "reason does it sooner). The leader puts the deadline in the assignment of each member that warms "
+            + "up a task; that member's poll loop rebalances once it has passed, through ExpansionBarrier.poll or "
+            + "FollowUpRebalance.triggerIfDue. Kafka Streams' probing.rebalance.interval.ms, with its default and "
+            + "minimum. Read by the group leader: set it alike on every member.";
+
     private static final String GROUP = "Key-preserving assignor";
 
     private static final ConfigDef CONFIG = new ConfigDef()
@@ -94,7 +135,16 @@ public final class KeyPreservingAssignorConfig {
                     new ReplicationFactorValidator(),
                     Importance.LOW, LAYOUT_STORE_REPLICATION_FACTOR_DOC, GROUP, 4, Width.SHORT, "Layout store replication")
             .define(LAYOUT_STORE_TIMEOUT_MS_CONFIG, Type.INT, LAYOUT_STORE_TIMEOUT_MS_DEFAULT, Range.between(100, 300_000),
-                    Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 5, Width.SHORT, "Layout store timeout");
+                    Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 5, Width.SHORT, "Layout store timeout")
+            .define(TASK_STATE_LISTENER_CONFIG, Type.CLASS, null, new ListenerClassValidator(),
+                    Importance.MEDIUM, TASK_STATE_LISTENER_DOC, GROUP, 6, Width.LONG, "Task state listener")
+            .define(ACCEPTABLE_RECOVERY_LAG_CONFIG, Type.LONG, ACCEPTABLE_RECOVERY_LAG_DEFAULT, Range.atLeast(0),
+                    Importance.MEDIUM, ACCEPTABLE_RECOVERY_LAG_DOC, GROUP, 7, Width.SHORT, "Acceptable recovery lag")
+            .define(MAX_WARMUPS_CONFIG, Type.INT, MAX_WARMUPS_DEFAULT, Range.atLeast(1),
+                    Importance.LOW, MAX_WARMUPS_DOC, GROUP, 8, Width.SHORT, "Max warmups")
+            .define(PROBING_INTERVAL_MS_CONFIG, Type.LONG, PROBING_INTERVAL_MS_DEFAULT,
+                    Range.atLeast(60_000L),
+                    Importance.LOW, PROBING_INTERVAL_MS_DOC, GROUP, 9, Width.SHORT, "Probing interval");
 
     private final Map<String, Integer> taskCounts;
     private final ExpansionPolicy expansionPolicy;
@@ -104,6 +154,8 @@ public final class KeyPreservingAssignorConfig {
     private final Duration layoutStoreTimeout;
     private final String groupId;
     private final String clientId;
+    private final TaskStateListener taskStateListener;
+    private final PlacementSettings placementSettings;
 
     /**
      * Parses and validates the settings.
@@ -112,7 +164,13 @@ public final class KeyPreservingAssignorConfig {
      * @throws ConfigException naming the key, the value and what is allowed if a value is invalid
      */
     public KeyPreservingAssignorConfig(Map<String, ?> props) {
-        Map<String, Object> parsed = CONFIG.parse(props);
+        // An instance is not a CLASS value: take it out before the ConfigDef parses the rest.
+        Object listener = props.get(TASK_STATE_LISTENER_CONFIG);
+        Map<String, Object> parsable = new HashMap<>(props);
+        if (listener instanceof TaskStateListener) {
+            parsable.remove(TASK_STATE_LISTENER_CONFIG);
+        }
+        Map<String, Object> parsed = CONFIG.parse(parsable);
         @SuppressWarnings("unchecked")
         List<String> pairs = (List<String>) parsed.get(TASK_COUNTS_CONFIG);
         this.taskCounts = Collections.unmodifiableMap(parseTaskCounts(pairs));
@@ -126,6 +184,24 @@ public final class KeyPreservingAssignorConfig {
         this.groupId = group == null ? "" : group.toString();
         Object client = props.get(ConsumerConfig.CLIENT_ID_CONFIG);
         this.clientId = client == null ? "" : client.toString();
+        this.taskStateListener = listener instanceof TaskStateListener ? (TaskStateListener) listener
+                : instantiate((Class<?>) parsed.get(TASK_STATE_LISTENER_CONFIG), props);
+        this.placementSettings = PlacementSettings.builder()
+                .acceptableRecoveryLag((Long) parsed.get(ACCEPTABLE_RECOVERY_LAG_CONFIG))
+                .maxWarmups((Integer) parsed.get(MAX_WARMUPS_CONFIG))
+                .probingInterval(Duration.ofMillis((Long) parsed.get(PROBING_INTERVAL_MS_CONFIG)))
+                .build();
+    }
+
+    private static TaskStateListener instantiate(Class<?> type, Map<String, ?> props) {
+        if (type == null) {
+            return null;
+        }
+        TaskStateListener listener = Utils.newInstance(type, TaskStateListener.class);
+        if (listener instanceof Configurable) {
+            ((Configurable) listener).configure(props);
+        }
+        return listener;
     }
 
     /** @return declared task count per topic, from {@value #TASK_COUNTS_CONFIG}; empty by default */
@@ -168,6 +244,31 @@ public final class KeyPreservingAssignorConfig {
         return clientId;
     }
 
+    /** @return the listener of {@value #TASK_STATE_LISTENER_CONFIG}, if set: the member is stateful */
+    public Optional<TaskStateListener> taskStateListener() {
+        return Optional.ofNullable(taskStateListener);
+    }
+
+    /** @return {@value #ACCEPTABLE_RECOVERY_LAG_CONFIG} */
+    public long acceptableRecoveryLag() {
+        return placementSettings.acceptableRecoveryLag();
+    }
+
+    /** @return {@value #MAX_WARMUPS_CONFIG} */
+    public int maxWarmups() {
+        return placementSettings.maxWarmups();
+    }
+
+    /** @return {@value #PROBING_INTERVAL_MS_CONFIG} */
+    public Duration probingInterval() {
+        return placementSettings.probingInterval();
+    }
+
+    /** @return the placement engine's settings from the three settings above; no standbys */
+    PlacementSettings placementSettings() {
+        return placementSettings;
+    }
+
     /**
      * The definition of this class's settings, for documentation ({@code toHtml()}, {@code toRst()}).
      *
@@ -191,7 +292,11 @@ public final class KeyPreservingAssignorConfig {
     public String toString() {
         return TASK_COUNTS_CONFIG + "=" + taskCounts + ", " + EXPANSION_POLICY_CONFIG + "=" + expansionPolicy
                 + ", " + LAYOUT_STORE_ENABLED_CONFIG + "=" + layoutStoreEnabled + ", " + LAYOUT_STORE_TOPIC_CONFIG
-                + "=" + layoutStoreTopic + ", " + LAYOUT_STORE_TIMEOUT_MS_CONFIG + "=" + layoutStoreTimeout.toMillis();
+                + "=" + layoutStoreTopic + ", " + LAYOUT_STORE_TIMEOUT_MS_CONFIG + "=" + layoutStoreTimeout.toMillis()
+                + ", " + TASK_STATE_LISTENER_CONFIG + "=" + (taskStateListener == null ? "none"
+                : taskStateListener.getClass().getName()) + ", " + ACCEPTABLE_RECOVERY_LAG_CONFIG + "="
+                + acceptableRecoveryLag() + ", " + MAX_WARMUPS_CONFIG + "=" + maxWarmups() + ", "
+                + PROBING_INTERVAL_MS_CONFIG + "=" + probingInterval().toMillis();
     }
 
     /** Each entry {@code topic:count}, a legal topic name, a count in 1..{@link TopicLayout#MAX_COUNT}, no topic twice. */
@@ -243,6 +348,22 @@ public final class KeyPreservingAssignorConfig {
         @Override
         public String toString() {
             return "a legal topic name";
+        }
+    }
+
+    /** Null, or a class implementing {@link TaskStateListener}. */
+    private static final class ListenerClassValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value != null && !TaskStateListener.class.isAssignableFrom((Class<?>) value)) {
+                throw new ConfigException(name, ((Class<?>) value).getName(), "must implement "
+                        + TaskStateListener.class.getName() + " (or be an instance of it)");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "an instance or class implementing io.kscale.assignor.TaskStateListener";
         }
     }
 

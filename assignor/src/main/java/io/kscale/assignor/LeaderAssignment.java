@@ -1,6 +1,7 @@
 package io.kscale.assignor;
 
 import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.layout.LayoutCodec;
 import io.kscale.assignor.layout.LayoutChange;
 import io.kscale.assignor.layout.LayoutMerge;
 import io.kscale.assignor.layout.LayoutUpdate;
@@ -11,7 +12,6 @@ import io.kscale.assignor.placement.ClientDescription;
 import io.kscale.assignor.placement.Placement;
 import io.kscale.assignor.placement.PlacementEngine;
 import io.kscale.assignor.placement.PlacementRequest;
-import io.kscale.assignor.placement.PlacementSettings;
 import io.kscale.assignor.placement.TaskDescription;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -24,6 +24,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -53,7 +54,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Place the tasks</b>: topics subscribed by the same members are placed together, as
  *       units (task t of every topic with the same T); each unit is a task of the
  *       {@link PlacementEngine}, weighted by its partitions, with its prior owner from
- *       {@code ownedPartitions} (COOPERATIVE) or from the reports (EAGER).</li>
+ *       {@code ownedPartitions} (COOPERATIVE) or from the reports (EAGER). The units are
+ *       stateful when a member subscribed to them has a {@link TaskStateListener}
+ *       ({@link StatefulUnits}, with the members' lags): the engine then moves a unit only to a
+ *       caught-up member, and has the member it should move to warm up a copy first (KIP-441).</li>
  *   <li><b>Hand out partitions</b>: a member gets every partition of its units, except, under
  *       COOPERATIVE, the partitions of a unit that another member still owns: that member must
  *       revoke first (Kafka's leader rejects an assignment that moves a partition in one step), so
@@ -61,8 +65,10 @@ import org.slf4j.LoggerFactory;
  *       partitions move together, so the new owner never reads a child partition while the old
  *       owner still reads its parent.</li>
  * </ol>
- * Between placing and handing out, {@link RackAlignment} swaps units of equal weight between
- * members when consumers set {@code client.rack}, to read more partitions from a local replica.
+ * Between placing and handing out, {@link RackAlignment} swaps stateless units of equal weight
+ * between members when consumers set {@code client.rack}, to read more partitions from a local
+ * replica. Last, {@link WarmupPlan} writes each stateful member's warmups and follow-up deadline
+ * into its assignment.
  *
  * <p>Worked example: members A and B, topic {@code orders} with T = 4 (units 4:0..4:3, A owns
  * 4:0 and 4:1, B owns 4:2 and 4:3), grown from 4 to 8 partitions. The layout is EXPANDED (T stays
@@ -84,18 +90,23 @@ final class LeaderAssignment {
     private final SortedMap<String, Subscription> subscriptions;
     private final Map<String, MemberReport> reports = new HashMap<>();
     private final Map<String, List<TopicPartition>> assigned = new TreeMap<>();
+    private final WarmupPlan warmups;
     private int movedTasks;
     private int withheldPartitions;
     private int rackSwaps;
     private Map<Set<String>, SortedSet<String>> membersBySubscription;
     private Map<String, Map<Integer, String>> reportedOwners;
 
+    /**
+     * @param now the leader's clock, epoch ms, from which follow-up deadlines are set
+     */
     LeaderAssignment(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics,
-                     GroupSubscription groupSubscription) {
+                     GroupSubscription groupSubscription, long now) {
         this.config = config;
         this.store = store;
         this.metrics = metrics;
         this.subscriptions = new TreeMap<>(groupSubscription.groupSubscription());
+        this.warmups = new WarmupPlan(now);
     }
 
     /**
@@ -120,9 +131,17 @@ final class LeaderAssignment {
         log.info("Assigned {} members, layout epoch {}: {} tasks moved, {} partitions withheld until their owner "
                 + "revokes them, {} task swaps for rack locality", subscriptions.size(), layout.epoch(), movedTasks,
                 withheldPartitions, rackSwaps);
-        ByteBuffer userData = AssignmentInfo.encode(layout);
+        if (warmups.pendingMoves() > 0) {
+            log.info("{} stateful tasks stay with their caught-up owner until the member they move to catches up; {} "
+                    + "warmups in flight; follow-up deadline {} (epoch ms)", warmups.pendingMoves(),
+                    warmups.placementWarmups(), warmups.earliestDeadline());
+        }
+        ByteBuffer layoutBytes = LayoutCodec.encode(layout);
+        ByteBuffer plain = AssignmentInfo.encode(layoutBytes, layout, OptionalLong.empty(), List.of(), List.of(),
+                AssignmentInfo.VERSION);
         Map<String, Assignment> assignments = new HashMap<>();
-        assigned.forEach((member, partitions) -> assignments.put(member, new Assignment(partitions, userData.duplicate())));
+        assigned.forEach((member, partitions) -> assignments.put(member,
+                new Assignment(partitions, warmups.userData(member, layoutBytes, layout, plain))));
         return new GroupAssignment(assignments);
     }
 
@@ -297,27 +316,43 @@ final class LeaderAssignment {
                 priorUnits.computeIfAbsent(owner, o -> new ArrayList<>()).add(unit.id());
             });
         }
+        StatefulUnits states = StatefulUnits.of(units, topics, members, reports, priorOwner, layout);
         List<TaskDescription> tasks = new ArrayList<>();
-        units.units().forEach(unit -> tasks.add(TaskDescription.stateless(unit.id()).withWeight(unit.weight())));
+        List<Unit> stateless = new ArrayList<>();
+        for (Unit unit : units.units()) {
+            boolean stateful = states.isStateful(unit.id());
+            tasks.add((stateful ? TaskDescription.stateful(unit.id()) : TaskDescription.stateless(unit.id()))
+                    .withWeight(unit.weight()));
+            if (!stateful) {
+                stateless.add(unit);
+            }
+        }
         List<ClientDescription> clients = new ArrayList<>();
         for (String member : members) {
             ClientDescription.Builder client = ClientDescription.builder(member).capacity(1)
-                    .priorActive(priorUnits.getOrDefault(member, List.of()));
+                    .priorActive(priorUnits.getOrDefault(member, List.of())).lags(states.lags(member));
             subscriptions.get(member).rackId().ifPresent(client::rack);
             clients.add(client.build());
         }
-        Placement placement = engine.place(new PlacementRequest(tasks, clients, PlacementSettings.defaults()));
+        Placement placement = engine.place(new PlacementRequest(tasks, clients, config.placementSettings()));
         Map<String, String> placed = new TreeMap<>();
         placement.clients().forEach((member, clientPlacement) ->
                 clientPlacement.active().forEach(unitId -> placed.put(unitId, member)));
         Map<String, String> racks = new HashMap<>();
         members.forEach(member -> subscriptions.get(member).rackId().ifPresent(rack -> racks.put(member, rack)));
-        rackSwaps += RackAlignment.align(placed, units.units(), racks, metadata);
+        // Only stateless units swap for rack locality: a stateful unit stays where its state is.
+        rackSwaps += RackAlignment.align(placed, stateless, racks, metadata);
         for (Unit unit : units.units()) {
             String member = placed.get(unit.id());
             if (member != null) {
-                handOut(member, unit, priorOwner.get(unit.id()), owners);
+                boolean withheld = handOut(member, unit, priorOwner.get(unit.id()), owners);
+                warmups.placed(member, unit, states, withheld);
             }
+        }
+        if (states.any()) {
+            Map<String, Unit> byId = new HashMap<>();
+            units.units().forEach(unit -> byId.put(unit.id(), unit));
+            warmups.placement(placement, byId, states);
         }
     }
 
@@ -362,8 +397,10 @@ final class LeaderAssignment {
     /**
      * Gives the unit's partitions to the member, unless another member still owns one of them:
      * then only those the member owns already, and the rest waits for the next rebalance.
+     *
+     * @return whether some partitions were withheld
      */
-    private void handOut(String member, Unit unit, String priorOwner, PartitionOwners owners) {
+    private boolean handOut(String member, Unit unit, String priorOwner, PartitionOwners owners) {
         if (priorOwner != null && !priorOwner.equals(member)) {
             movedTasks++;
         }
@@ -380,5 +417,6 @@ final class LeaderAssignment {
                 withheldPartitions++;
             }
         });
+        return ownedElsewhere[0];
     }
 }

@@ -4,11 +4,13 @@ import io.kscale.assignor.layout.GroupLayout;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
- * The layout each consumer in this JVM received with its latest assignment, by group and member
- * id, so that member-side helpers ({@link ExpansionBarrier}) can tell which partitions share a task
- * without access to the assignor instance (the consumer creates it and keeps it private).
+ * What each consumer in this JVM received with its latest assignment, by group and member id:
+ * the layout, so that member-side helpers ({@link ExpansionBarrier}) can tell which partitions
+ * share a task, and the follow-up deadline, for {@link FollowUpRebalance}; neither has access to
+ * the assignor instance (the consumer creates it and keeps it private).
  *
  * <p>Keyed by group id and member id, which {@code consumer.groupMetadata()} also returns. Member
  * ids change when a consumer rejoins as new, so the map keeps only the most recently updated
@@ -18,11 +20,11 @@ final class MemberLayouts {
 
     static final int MAX_MEMBERS = 1024;
 
-    private static final Map<String, GroupLayout> LATEST = new LinkedHashMap<>(16, 0.75f, true) {
+    private static final Map<String, Latest> LATEST = new LinkedHashMap<>(16, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, GroupLayout> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Latest> eldest) {
             return size() > MAX_MEMBERS;
         }
     };
@@ -31,18 +33,64 @@ final class MemberLayouts {
     }
 
     static void publish(String groupId, String memberId, GroupLayout layout) {
+        publish(groupId, memberId, layout, OptionalLong.empty());
+    }
+
+    /**
+     * @param followUpDeadline epoch ms after which the member should rebalance, if the leader asked for it
+     */
+    static void publish(String groupId, String memberId, GroupLayout layout, OptionalLong followUpDeadline) {
         synchronized (LATEST) {
-            LATEST.put(key(groupId, memberId), layout);
+            LATEST.put(key(groupId, memberId), new Latest(layout, followUpDeadline));
         }
     }
 
     static Optional<GroupLayout> latest(String groupId, String memberId) {
         synchronized (LATEST) {
-            return Optional.ofNullable(LATEST.get(key(groupId, memberId)));
+            Latest latest = LATEST.get(key(groupId, memberId));
+            return latest == null ? Optional.empty() : Optional.of(latest.layout);
+        }
+    }
+
+    /** @return the member's follow-up deadline, unless none was set or it was claimed */
+    static OptionalLong followUpDeadline(String groupId, String memberId) {
+        synchronized (LATEST) {
+            Latest latest = LATEST.get(key(groupId, memberId));
+            return latest == null || latest.claimed ? OptionalLong.empty() : latest.followUpDeadline;
+        }
+    }
+
+    /**
+     * Claims the member's follow-up once its deadline has passed: true for the first caller only.
+     *
+     * @param nowMs the time, epoch ms
+     * @return whether the deadline has passed and nobody claimed it before
+     */
+    static boolean claimFollowUp(String groupId, String memberId, long nowMs) {
+        synchronized (LATEST) {
+            Latest latest = LATEST.get(key(groupId, memberId));
+            if (latest == null || latest.claimed || latest.followUpDeadline.isEmpty()
+                    || nowMs < latest.followUpDeadline.getAsLong()) {
+                return false;
+            }
+            latest.claimed = true;
+            return true;
         }
     }
 
     private static String key(String groupId, String memberId) {
         return groupId + '\u0000' + memberId;
+    }
+
+    /** One member's latest assignment; {@code claimed} is guarded by the map's lock. */
+    private static final class Latest {
+        final GroupLayout layout;
+        final OptionalLong followUpDeadline;
+        boolean claimed;
+
+        Latest(GroupLayout layout, OptionalLong followUpDeadline) {
+            this.layout = layout;
+            this.followUpDeadline = followUpDeadline;
+        }
     }
 }

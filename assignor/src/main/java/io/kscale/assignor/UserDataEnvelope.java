@@ -16,6 +16,7 @@ import java.util.zip.CRC32C;
 final class UserDataEnvelope {
 
     static final byte VERSION_0 = 0;
+    static final byte VERSION_1 = 1;
     static final int HEADER_SIZE = 6;
     private static final int CRC_OFFSET = 2;
 
@@ -23,10 +24,10 @@ final class UserDataEnvelope {
     }
 
     /** Starts a message: header with a zero checksum, to be filled in by {@link #finish}. */
-    static ByteArrayOutputStream start(byte magic) {
+    static ByteArrayOutputStream start(byte magic, int version) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         out.write(magic);
-        out.write(VERSION_0);
+        out.write(version);
         for (int i = 0; i < 4; i++) {
             out.write(0);
         }
@@ -83,7 +84,8 @@ final class UserDataEnvelope {
         /** Reads a length-prefixed nested message (a layout), or null if malformed. */
         ByteBuffer readNested() {
             long length = io.kscale.assignor.layout.Varints.read(in, in.remaining());
-            if (length < 0) {
+            // The bound above counted the length's own bytes: check again what is left after them.
+            if (length < 0 || length > in.remaining()) {
                 return null;
             }
             ByteBuffer nested = in.slice();
@@ -92,9 +94,14 @@ final class UserDataEnvelope {
             return nested;
         }
 
-        /** Version 0 has nothing after its body; later versions may append. */
-        boolean endsWell() {
-            return version > VERSION_0 || !in.hasRemaining();
+        /**
+         * Whether the body ended where a reader of {@code readerVersion} expects: a message of that
+         * version (or older) has nothing after what the reader read; a newer one may append.
+         *
+         * @param readerVersion the newest version the reader knows, whose fields it has read
+         */
+        boolean endsWell(int readerVersion) {
+            return version > readerVersion || !in.hasRemaining();
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -29,6 +30,11 @@ import org.apache.kafka.common.TopicPartition;
  * the leader's {@code assign}, Kafka's COOPERATIVE check (no partition revoked from one member and
  * given to another in one rebalance) and, under COOPERATIVE, the follow-up rebalance a member
  * triggers after revoking. Every member is checked after each rebalance: no partition twice.
+ *
+ * <p>Members may be stateful: {@link #join(String, ScriptedListener, String...)} registers a
+ * {@link TaskStateListener} whose lags the test scripts and whose callbacks it records. Members
+ * may also be old ({@link Member#legacy}): they send the version 0 report kscale sent before task
+ * state. The leader's clock is {@link #now}.
  */
 final class GroupSimulator {
 
@@ -43,6 +49,8 @@ final class GroupSimulator {
     private final int groupNumber = GROUPS.incrementAndGet();
     private List<String> brokerRacks = List.of();
     private int generation;
+    /** The leader's clock, epoch ms, for follow-up deadlines. */
+    long now = 1_700_000_000_000L;
 
     GroupSimulator(RebalanceProtocol protocol, Map<String, Object> settings) {
         this.protocol = protocol;
@@ -53,12 +61,63 @@ final class GroupSimulator {
         final String id;
         final KeyPreservingAssignor assignor = new KeyPreservingAssignor();
         final List<String> topics;
+        /** The member's task state hooks, or null for a stateless member. */
+        final ScriptedListener listener;
         List<TopicPartition> owned = List.of();
         String rack;
+        /** Whether the member sends a version 0 report, as kscale did before task state. */
+        boolean legacy;
+        /** The member's latest assignment. */
+        Assignment assignment;
 
-        Member(String id, List<String> topics) {
+        Member(String id, List<String> topics, ScriptedListener listener) {
             this.id = id;
             this.topics = topics;
+            this.listener = listener;
+        }
+
+        /** @return what the latest assignment's userData says */
+        AssignmentInfo info() {
+            return AssignmentInfo.decode(assignment.userData()).orElseThrow();
+        }
+
+        /** @return the follow-up deadline of the latest assignment */
+        OptionalLong followUpDeadline() {
+            return info().followUpDeadline();
+        }
+    }
+
+    /**
+     * A stateful application's hooks: the test sets {@link #lags}; the callbacks are recorded.
+     * {@link #warming} is the latest {@code onWarmup} set.
+     */
+    static class ScriptedListener implements TaskStateListener {
+        final Map<TaskRef, Long> lags = new HashMap<>();
+        Set<TaskRef> warming = Set.of();
+        final List<Set<TaskRef>> warmupCalls = new ArrayList<>();
+        final List<Set<TaskRef>> dropCalls = new ArrayList<>();
+
+        @Override
+        public Map<TaskRef, Long> lags() {
+            return new HashMap<>(lags);
+        }
+
+        @Override
+        public void onWarmup(Set<TaskRef> tasks) {
+            warming = tasks;
+            warmupCalls.add(tasks);
+        }
+
+        @Override
+        public void onDrop(Set<TaskRef> tasks) {
+            dropCalls.add(tasks);
+        }
+
+        /** @return every task dropped so far */
+        Set<TaskRef> dropped() {
+            Set<TaskRef> all = new java.util.TreeSet<>();
+            dropCalls.forEach(all::addAll);
+            return all;
         }
     }
 
@@ -68,11 +127,20 @@ final class GroupSimulator {
     }
 
     Member join(String id, String... topics) {
-        Member member = new Member(id, List.of(topics));
+        return join(id, null, topics);
+    }
+
+    /** Joins a member; with a listener it is stateful (registered as the consumer's setting, as an application does). */
+    Member join(String id, ScriptedListener listener, String... topics) {
+        Member member = new Member(id, List.of(topics), listener);
         Map<String, Object> memberSettings = new HashMap<>(settings);
         memberSettings.put("group.id", GROUP);
         memberSettings.put("client.id", "group-" + groupNumber + "-" + id);
+        if (listener != null) {
+            memberSettings.put(KeyPreservingAssignorConfig.TASK_STATE_LISTENER_CONFIG, listener);
+        }
         member.assignor.configure(memberSettings);
+        member.assignor.clock(() -> now);
         members.put(id, member);
         return member;
     }
@@ -105,6 +173,9 @@ final class GroupSimulator {
         Map<String, Subscription> subscriptions = new HashMap<>();
         for (Member member : members.values()) {
             ByteBuffer userData = member.assignor.subscriptionUserData(new HashSet<>(member.topics));
+            if (member.legacy) {
+                userData = MemberReport.decode(userData).orElseThrow().encode(UserDataEnvelope.VERSION_0);
+            }
             List<TopicPartition> owned = protocol == RebalanceProtocol.COOPERATIVE ? member.owned : List.of();
             int memberGeneration = protocol == RebalanceProtocol.COOPERATIVE ? generation - 1 : -1;
             subscriptions.put(member.id, new Subscription(member.topics, userData, owned, memberGeneration,
@@ -123,6 +194,7 @@ final class GroupSimulator {
             Assignment assignment = assignments.get(member.id);
             revoked |= !assignment.partitions().containsAll(member.owned) && protocol == RebalanceProtocol.COOPERATIVE;
             member.owned = List.copyOf(assignment.partitions());
+            member.assignment = assignment;
             member.assignor.onAssignment(assignment,
                     new ConsumerGroupMetadata(GROUP, generation, member.id, Optional.empty()));
         }

@@ -23,6 +23,50 @@ class KeyPreservingAssignorConfigTest {
         assertThat(config.layoutStoreReplicationFactor()).isEqualTo((short) -1);
         assertThat(config.layoutStoreTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(config.groupId()).isEqualTo("g");
+        assertThat(config.taskStateListener()).isEmpty();
+        assertThat(config.acceptableRecoveryLag()).isEqualTo(10_000L);
+        assertThat(config.maxWarmups()).isEqualTo(2);
+        assertThat(config.probingInterval()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(config.placementSettings().standbyCount()).isZero();
+    }
+
+    @Test
+    void shouldPassTheWarmupSettingsToThePlacementEngine() {
+        KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of(
+                KeyPreservingAssignorConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, "0",
+                KeyPreservingAssignorConfig.MAX_WARMUPS_CONFIG, 5,
+                KeyPreservingAssignorConfig.PROBING_INTERVAL_MS_CONFIG, "60000"));
+        assertThat(config.placementSettings().acceptableRecoveryLag()).isZero();
+        assertThat(config.placementSettings().maxWarmups()).isEqualTo(5);
+        assertThat(config.placementSettings().probingInterval()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    /** A listener named by class, as from a properties file. */
+    public static final class NamedListener implements TaskStateListener {
+        @Override
+        public Map<TaskRef, Long> lags() {
+            return Map.of();
+        }
+
+        @Override
+        public void onWarmup(java.util.Set<TaskRef> tasks) {
+        }
+
+        @Override
+        public void onDrop(java.util.Set<TaskRef> tasks) {
+        }
+    }
+
+    @Test
+    void shouldTakeTheListenerAsAnInstanceOrAClass() {
+        TaskStateListener instance = new NamedListener();
+        assertThat(new KeyPreservingAssignorConfig(Map.of(KeyPreservingAssignorConfig.TASK_STATE_LISTENER_CONFIG, instance))
+                .taskStateListener()).containsSame(instance);
+        assertThat(new KeyPreservingAssignorConfig(Map.of(KeyPreservingAssignorConfig.TASK_STATE_LISTENER_CONFIG,
+                NamedListener.class.getName())).taskStateListener()).hasValueSatisfying(listener ->
+                assertThat(listener).isInstanceOf(NamedListener.class));
+        assertThat(new KeyPreservingAssignorConfig(Map.of(KeyPreservingAssignorConfig.TASK_STATE_LISTENER_CONFIG,
+                NamedListener.class)).taskStateListener()).isPresent();
     }
 
     @Test
@@ -46,6 +90,11 @@ class KeyPreservingAssignorConfigTest {
         "kscale.assignor.layout.store.replication.factor; 0; -1 (broker default) or at least 1",
         "kscale.assignor.layout.store.timeout.ms; 50; at least 100",
         "kscale.assignor.layout.store.enabled; maybe; Expected value to be either true or false",
+        "kscale.assignor.acceptable.recovery.lag; -1; at least 0",
+        "kscale.assignor.max.warmups; 0; at least 1",
+        "kscale.assignor.probing.interval.ms; 59999; at least 60000",
+        "kscale.assignor.task.state.listener; java.lang.String; must implement io.kscale.assignor.TaskStateListener",
+        "kscale.assignor.task.state.listener; no.such.Listener; Class no.such.Listener could not be found",
     })
     void shouldRejectABadValueNamingKeyValueAndWhatIsAllowed(String key, String value, String allowed) {
         assertThatThrownBy(() -> new KeyPreservingAssignorConfig(Map.of(key, value)))

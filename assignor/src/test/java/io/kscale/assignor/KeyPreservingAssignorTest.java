@@ -234,9 +234,15 @@ class KeyPreservingAssignorTest {
     @Test
     void shouldNeverThrowOnRandomUserData() {
         SplittableRandom random = new SplittableRandom(20261129L);
-        ByteBuffer good = new MemberReport(5, Map.of(ORDERS, List.of(1, 3)),
-                GroupLayout.of(3, List.of(TopicLayout.of(ORDERS, 4, 8)))).encode();
+        GroupLayout layout = GroupLayout.of(3, List.of(TopicLayout.of(ORDERS, 4, 8)));
+        // Version 1, with a lag section (a stateful member) to corrupt as well.
+        ByteBuffer good = new MemberReport(5, Map.of(ORDERS, List.of(1, 3)), layout, true,
+                Map.of(ORDERS, new MemberReport.TopicLags(4, Map.of(0, 0L, 2, 40_000L)),
+                        "restored", new MemberReport.TopicLags(2, Map.of(1, 5L)))).encode();
         byte[] valid = Utils.toArray(good);
+        byte[] validAssignment = Utils.toArray(AssignmentInfo.encode(io.kscale.assignor.layout.LayoutCodec.encode(layout),
+                layout, java.util.OptionalLong.of(1_700_000_000_000L), List.of(List.of(ORDERS)),
+                List.of(TaskRef.of(List.of(ORDERS), 4, 2)), AssignmentInfo.VERSION));
         for (int i = 0; i < 20_000; i++) {
             byte[] bytes;
             if (i % 2 == 0) {
@@ -253,12 +259,22 @@ class KeyPreservingAssignorTest {
             assertThat(MemberReport.decode(ByteBuffer.wrap(bytes))).isEmpty();
             assertThat(MemberReport.decode(ByteBuffer.wrap(truncated))).isEmpty();
             assertThat(AssignmentInfo.decode(ByteBuffer.wrap(bytes))).isEmpty();
+            byte[] assignment = validAssignment.clone();
+            assignment[random.nextInt(assignment.length)] ^= (byte) (1 << random.nextInt(8));
+            assertThat(AssignmentInfo.decode(ByteBuffer.wrap(assignment))).isEmpty();
+            assertThat(AssignmentInfo.decode(ByteBuffer.wrap(java.util.Arrays.copyOf(validAssignment,
+                    random.nextInt(validAssignment.length))))).isEmpty();
         }
+        assertThat(AssignmentInfo.decode(ByteBuffer.wrap(validAssignment))).hasValueSatisfying(info ->
+                assertThat(info.warmups()).containsExactly(TaskRef.of(List.of(ORDERS), 4, 2)));
         assertThat(MemberReport.decode(ByteBuffer.wrap(valid))).hasValueSatisfying(report -> {
             assertThat(report.generation()).isEqualTo(5);
             assertThat(report.owned(ORDERS, 1)).isTrue();
             assertThat(report.owned(ORDERS, 2)).isFalse();
             assertThat(report.layout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 8));
+            assertThat(report.stateful()).isTrue();
+            assertThat(report.lags().get(ORDERS).lags).containsEntry(2, 40_000L);
+            assertThat(report.lags().get("restored").lags).containsEntry(1, 5L);
         });
     }
 
