@@ -1,6 +1,5 @@
 package io.kscale.lab;
 
-import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.expansion.ExpansionPeer;
 import io.kscale.lab.expansion.ExpansionReport;
 import io.kscale.lab.expansion.ExpansionRun;
@@ -9,10 +8,8 @@ import io.kscale.lab.expansion.ExpansionSettings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -83,24 +80,9 @@ final class ExpansionCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         ExpansionSettings settings = settings();
         ExpansionScenario scenario = new ExpansionScenario(settings);
-        List<ExpansionRun> runs;
-        String setup;
-        if (target.userCluster()) {
-            setup = String.format(Locale.ROOT, "Cluster %s. %s", target.bootstrapServer, describe(settings));
-            out.println(setup);
-            out.flush();
-            runs = scenario.runOn(target.userClusterProperties());
-        } else {
-            try (KafkaCluster cluster = target.startEmbedded()) {
-                setup = String.format(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). %s",
-                        cluster.brokerCount(), describe(settings));
-                out.println(setup);
-                out.flush();
-                Map<String, Object> props = new HashMap<>(target.commandConfig());
-                props.putAll(cluster.clientProperties());
-                runs = scenario.runOn(props);
-            }
-        }
+        TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings), scenario::runOn);
+        List<ExpansionRun> runs = outcome.result;
+        String setup = outcome.setup;
         out.println();
         out.print(ExpansionReport.table(runs));
         Path report = ExpansionReport.writeHtml(runs, setup, reportDir);

@@ -1,6 +1,5 @@
 package io.kscale.lab;
 
-import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.scaleout.ScaleOutPeer;
 import io.kscale.lab.scaleout.ScaleOutReport;
 import io.kscale.lab.scaleout.ScaleOutRun;
@@ -10,10 +9,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -117,24 +114,9 @@ final class ScaleOutCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         ScaleOutSettings settings = settings();
         ScaleOutScenario scenario = new ScaleOutScenario(settings);
-        List<ScaleOutRun> runs;
-        String setup;
-        if (target.userCluster()) {
-            setup = String.format(Locale.ROOT, "Cluster %s. %s", target.bootstrapServer, describe(settings));
-            out.println(setup);
-            out.flush();
-            runs = scenario.runOn(target.userClusterProperties());
-        } else {
-            try (KafkaCluster cluster = target.startEmbedded()) {
-                setup = String.format(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). %s",
-                        cluster.brokerCount(), describe(settings));
-                out.println(setup);
-                out.flush();
-                Map<String, Object> props = new HashMap<>(target.commandConfig());
-                props.putAll(cluster.clientProperties());
-                runs = scenario.runOn(props);
-            }
-        }
+        TargetClusterOptions.Outcome<List<ScaleOutRun>> outcome = target.run(out, describe(settings), scenario::runOn);
+        List<ScaleOutRun> runs = outcome.result;
+        String setup = outcome.setup;
         out.println();
         out.print(ScaleOutReport.table(runs));
         Path report = ScaleOutReport.writeHtml(runs, setup, reportDir);

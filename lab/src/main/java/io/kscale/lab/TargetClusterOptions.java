@@ -5,11 +5,14 @@ import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.cluster.KafkaClusters;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Function;
 import picocli.CommandLine.Option;
 
 /**
@@ -50,6 +53,43 @@ final class TargetClusterOptions {
         Map<String, Object> props = new HashMap<>(commandConfig());
         props.put("bootstrap.servers", bootstrapServer);
         return props;
+    }
+
+    /** What a scenario returned, and the line that described where it ran. */
+    static final class Outcome<R> {
+        final String setup;
+        final R result;
+
+        Outcome(String setup, R result) {
+            this.setup = setup;
+            this.result = result;
+        }
+    }
+
+    /**
+     * Runs a scenario on the user's cluster, or on an embedded one started for it and stopped
+     * afterwards, after printing one line that says where it runs.
+     *
+     * @param out where the setup line goes
+     * @param description what the scenario does, for the setup line
+     * @param scenario runs on the given client settings (connection plus --command-config)
+     */
+    <R> Outcome<R> run(PrintWriter out, String description, Function<Map<String, Object>, R> scenario) throws IOException {
+        if (userCluster()) {
+            String setup = String.format(Locale.ROOT, "Cluster %s. %s", bootstrapServer, description);
+            out.println(setup);
+            out.flush();
+            return new Outcome<>(setup, scenario.apply(userClusterProperties()));
+        }
+        try (KafkaCluster cluster = startEmbedded()) {
+            String setup = String.format(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). %s",
+                    cluster.brokerCount(), description);
+            out.println(setup);
+            out.flush();
+            Map<String, Object> props = new HashMap<>(commandConfig());
+            props.putAll(cluster.clientProperties());
+            return new Outcome<>(setup, scenario.apply(props));
+        }
     }
 
     /** The --command-config settings, or none. */
