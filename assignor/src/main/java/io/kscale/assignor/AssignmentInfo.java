@@ -1,5 +1,6 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.layout.MessageFrame;
 import io.kscale.assignor.layout.GroupLayout;
 import io.kscale.assignor.layout.LayoutCodec;
 import io.kscale.assignor.layout.TopicLayout;
@@ -25,7 +26,7 @@ import java.util.TreeSet;
  * next leader without the store; from version 1 also, for members with task state, the follow-up
  * deadline, the tasks to warm up, and the task groups that name the member's tasks.
  *
- * <p>Format (header: {@link UserDataEnvelope}):
+ * <p>Format (header: {@link MessageFrame}):
  * <pre>
  *   header   6      magic 0x41 ('A'), version (0 or 1), CRC32C
  *   version 0 body:
@@ -53,7 +54,7 @@ final class AssignmentInfo {
 
     static final byte MAGIC = 0x41;
     /** The version this class writes and the newest it reads in full. */
-    static final int VERSION = UserDataEnvelope.VERSION_1;
+    static final int VERSION = MessageFrame.VERSION_1;
 
     private final GroupLayout layout;
     private final OptionalLong followUpDeadline;
@@ -97,14 +98,14 @@ final class AssignmentInfo {
      * @param layoutBytes the layout, encoded once for every member; not modified
      * @param taskGroups topic groups, each of one T (see the class comment); must hold every warmup's topics
      * @param warmups tasks of the groups, task below T
-     * @param version {@link UserDataEnvelope#VERSION_0} writes the layout only, as before task state (tests)
+     * @param version {@link MessageFrame#VERSION_0} writes the layout only, as before task state (tests)
      * @throws IllegalArgumentException if a group or warmup does not match the layout
      */
     static ByteBuffer encode(ByteBuffer layoutBytes, GroupLayout layout, OptionalLong followUpDeadline,
                              Collection<List<String>> taskGroups, Collection<TaskRef> warmups, int version) {
-        ByteArrayOutputStream out = UserDataEnvelope.start(MAGIC, version);
-        UserDataEnvelope.writeNested(out, layoutBytes.duplicate());
-        if (version >= UserDataEnvelope.VERSION_1) {
+        ByteArrayOutputStream out = MessageFrame.start(MAGIC, version);
+        MessageFrame.writeNested(out, layoutBytes.duplicate());
+        if (version >= MessageFrame.VERSION_1) {
             Varints.write(out, followUpDeadline.isPresent() ? Math.max(0, followUpDeadline.getAsLong()) + 1 : 0);
             List<String> names = new ArrayList<>(layout.topicCount());
             layout.topics().forEach(topic -> names.add(topic.topic()));
@@ -138,7 +139,7 @@ final class AssignmentInfo {
                 Varints.write(out, w[1]);
             });
         }
-        return UserDataEnvelope.finish(out);
+        return MessageFrame.finish(out);
     }
 
     /**
@@ -151,19 +152,19 @@ final class AssignmentInfo {
 
     /** Decodes as a reader that knows the versions up to {@code readerVersion} (tests). */
     static Optional<AssignmentInfo> decode(ByteBuffer buffer, int readerVersion) {
-        Optional<UserDataEnvelope.Body> opened = UserDataEnvelope.open(buffer, MAGIC);
+        Optional<MessageFrame.Body> opened = MessageFrame.open(buffer, MAGIC);
         if (opened.isEmpty()) {
             return Optional.empty();
         }
-        UserDataEnvelope.Body body = opened.get();
+        MessageFrame.Body body = opened.get();
         ByteBuffer layoutBytes = body.readNested();
         Optional<GroupLayout> layout = layoutBytes == null ? Optional.empty() : LayoutCodec.decode(layoutBytes);
         if (layout.isEmpty()) {
             return Optional.empty();
         }
         AssignmentInfo info = new AssignmentInfo(layout.get(), OptionalLong.empty(), List.of(), Collections.emptySortedSet());
-        if (readerVersion >= UserDataEnvelope.VERSION_1 && body.version >= UserDataEnvelope.VERSION_1) {
-            info = readVersion1(layout.get(), body.in);
+        if (readerVersion >= MessageFrame.VERSION_1 && body.version() >= MessageFrame.VERSION_1) {
+            info = readVersion1(layout.get(), body.in());
             if (info == null) {
                 return Optional.empty();
             }

@@ -1,5 +1,6 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.layout.MessageFrame;
 import io.kscale.assignor.layout.GroupLayout;
 import io.kscale.assignor.layout.LayoutCodec;
 import io.kscale.assignor.layout.TopicLayout;
@@ -27,7 +28,7 @@ import java.util.TreeSet;
  * matter under the EAGER protocol, where members revoke everything before joining and
  * {@code ownedPartitions} arrive empty; under COOPERATIVE the leader uses {@code ownedPartitions}.
  *
- * <p>Format (see {@link UserDataEnvelope} for the header; varints from {@link Varints}):
+ * <p>Format (see {@link MessageFrame} for the header; varints from {@link Varints}):
  * <pre>
  *   header   6      magic 0x4D ('M'), version (0 or 1), CRC32C
  *   version 0 body:
@@ -62,7 +63,7 @@ final class MemberReport {
 
     static final byte MAGIC = 0x4D;
     /** The version this class writes and the newest it reads in full. */
-    static final int VERSION = UserDataEnvelope.VERSION_1;
+    static final int VERSION = MessageFrame.VERSION_1;
 
     private final int generation;
     private final SortedMap<String, SortedSet<Integer>> ownedTasks;
@@ -139,11 +140,11 @@ final class MemberReport {
         return encode(VERSION);
     }
 
-    /** @param version {@link UserDataEnvelope#VERSION_0} writes what kscale wrote before task state (tests) */
+    /** @param version {@link MessageFrame#VERSION_0} writes what kscale wrote before task state (tests) */
     ByteBuffer encode(int version) {
-        ByteArrayOutputStream out = UserDataEnvelope.start(MAGIC, version);
+        ByteArrayOutputStream out = MessageFrame.start(MAGIC, version);
         Varints.write(out, Math.max(0, generation + 1L));
-        UserDataEnvelope.writeNested(out, LayoutCodec.encode(layout));
+        MessageFrame.writeNested(out, LayoutCodec.encode(layout));
         List<String> topics = topicNames(layout);
         Varints.write(out, ownedTasks.size());
         ownedTasks.forEach((topic, tasks) -> {
@@ -151,7 +152,7 @@ final class MemberReport {
             Varints.write(out, tasks.size());
             tasks.forEach(task -> Varints.write(out, task));
         });
-        if (version >= UserDataEnvelope.VERSION_1) {
+        if (version >= MessageFrame.VERSION_1) {
             Varints.write(out, stateful ? 1 : 0);
             SortedMap<String, TopicLags> inLayout = new TreeMap<>();
             SortedMap<String, TopicLags> named = new TreeMap<>();
@@ -170,7 +171,7 @@ final class MemberReport {
                 topicLags.write(out);
             });
         }
-        return UserDataEnvelope.finish(out);
+        return MessageFrame.finish(out);
     }
 
     /**
@@ -197,16 +198,16 @@ final class MemberReport {
 
     /**
      * Decodes as a reader that knows the versions up to {@code readerVersion}: with
-     * {@link UserDataEnvelope#VERSION_0}, exactly as kscale did before task state (tests).
+     * {@link MessageFrame#VERSION_0}, exactly as kscale did before task state (tests).
      */
     static Optional<MemberReport> decode(ByteBuffer buffer, Map<ByteBuffer, Optional<GroupLayout>> layouts,
                                          int readerVersion) {
-        Optional<UserDataEnvelope.Body> opened = UserDataEnvelope.open(buffer, MAGIC);
+        Optional<MessageFrame.Body> opened = MessageFrame.open(buffer, MAGIC);
         if (opened.isEmpty()) {
             return Optional.empty();
         }
-        UserDataEnvelope.Body body = opened.get();
-        ByteBuffer in = body.in;
+        MessageFrame.Body body = opened.get();
+        ByteBuffer in = body.in();
         long generation = Varints.read(in, Integer.MAX_VALUE);
         ByteBuffer layoutBytes = generation < 0 ? null : body.readNested();
         Optional<GroupLayout> layout = layoutBytes == null ? Optional.empty()
@@ -221,9 +222,9 @@ final class MemberReport {
         }
         boolean stateful = false;
         Map<String, TopicLags> lags = Map.of();
-        if (readerVersion >= UserDataEnvelope.VERSION_1 && body.version >= UserDataEnvelope.VERSION_1) {
+        if (readerVersion >= MessageFrame.VERSION_1 && body.version() >= MessageFrame.VERSION_1) {
             // Version 1 defines one flag; a later version may define more.
-            long flags = Varints.read(in, body.version == UserDataEnvelope.VERSION_1 ? 1 : Integer.MAX_VALUE);
+            long flags = Varints.read(in, body.version() == MessageFrame.VERSION_1 ? 1 : Integer.MAX_VALUE);
             SortedMap<String, TaskList> lagSection = flags < 0 ? null : section.read(true);
             lags = lagSection == null ? null : section.readNamed(lagSection);
             if (lags == null) {

@@ -1,5 +1,6 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.layout.MessageFrame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
@@ -174,7 +175,7 @@ final class GroupSimulator {
         for (Member member : members.values()) {
             ByteBuffer userData = member.assignor.subscriptionUserData(new HashSet<>(member.topics));
             if (member.legacy) {
-                userData = MemberReport.decode(userData).orElseThrow().encode(UserDataEnvelope.VERSION_0);
+                userData = MemberReport.decode(userData).orElseThrow().encode(MessageFrame.VERSION_0);
             }
             List<TopicPartition> owned = protocol == RebalanceProtocol.COOPERATIVE ? member.owned : List.of();
             int memberGeneration = protocol == RebalanceProtocol.COOPERATIVE ? generation - 1 : -1;

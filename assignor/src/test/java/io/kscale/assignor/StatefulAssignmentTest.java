@@ -1,5 +1,6 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.layout.MessageFrame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.GroupSimulator.Member;
@@ -281,7 +282,7 @@ class StatefulAssignmentTest {
         GroupLayout layout = GroupLayout.of(1, List.of(TopicLayout.of(ORDERS, 4, 8), TopicLayout.of(PAYMENTS, 4, 4)));
         Assignment fromOldLeader = new Assignment(List.of(new TopicPartition(ORDERS, 1), new TopicPartition(ORDERS, 5),
                 new TopicPartition(PAYMENTS, 1)), AssignmentInfo.encode(LayoutCodec.encode(layout), layout,
-                OptionalLong.empty(), List.of(), List.of(), UserDataEnvelope.VERSION_0));
+                OptionalLong.empty(), List.of(), List.of(), MessageFrame.VERSION_0));
         assignor.onAssignment(fromOldLeader, new ConsumerGroupMetadata("old-leader", 3, "m", java.util.Optional.empty()));
         assertThat(listener.warming).isEmpty();
         assertThat(assignor.knownLayout()).isEqualTo(layout);

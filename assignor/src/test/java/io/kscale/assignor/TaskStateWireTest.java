@@ -1,5 +1,6 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.layout.MessageFrame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.layout.GroupLayout;
@@ -45,14 +46,14 @@ class TaskStateWireTest {
     /** The body of a message (after the 6-byte header). */
     private static byte[] body(ByteBuffer message) {
         byte[] bytes = Utils.toArray(message.duplicate());
-        return java.util.Arrays.copyOfRange(bytes, UserDataEnvelope.HEADER_SIZE, bytes.length);
+        return java.util.Arrays.copyOfRange(bytes, MessageFrame.HEADER_SIZE, bytes.length);
     }
 
     /** A message with a valid checksum around any body. */
     private static ByteBuffer message(byte magic, int version, byte[] body) {
-        ByteArrayOutputStream out = UserDataEnvelope.start(magic, version);
+        ByteArrayOutputStream out = MessageFrame.start(magic, version);
         out.write(body, 0, body.length);
-        return UserDataEnvelope.finish(out);
+        return MessageFrame.finish(out);
     }
 
     // ---- MemberReport ----
@@ -73,21 +74,21 @@ class TaskStateWireTest {
         ByteBuffer v1 = statefulReport().encode();
         assertThat(v1.get(1)).as("version byte").isEqualTo((byte) 1);
 
-        MemberReport readByOldMember = MemberReport.decode(v1, new HashMap<>(), UserDataEnvelope.VERSION_0).orElseThrow();
+        MemberReport readByOldMember = MemberReport.decode(v1, new HashMap<>(), MessageFrame.VERSION_0).orElseThrow();
 
         assertThat(readByOldMember.generation()).isEqualTo(5);
         assertThat(readByOldMember.ownedTasks()).isEqualTo(statefulReport().ownedTasks());
         assertThat(readByOldMember.layout()).isEqualTo(LAYOUT);
         assertThat(readByOldMember.stateful()).isFalse();
         assertThat(readByOldMember.lags()).isEmpty();
-        assertThat(body(statefulReport().encode(UserDataEnvelope.VERSION_0)))
+        assertThat(body(statefulReport().encode(MessageFrame.VERSION_0)))
                 .as("version 1 is the version 0 body plus an appended part").isEqualTo(
-                        java.util.Arrays.copyOf(body(v1), body(statefulReport().encode(UserDataEnvelope.VERSION_0)).length));
+                        java.util.Arrays.copyOf(body(v1), body(statefulReport().encode(MessageFrame.VERSION_0)).length));
     }
 
     @Test
     void shouldAcceptAVersion0ReportFromAnOldMemberAsStateless() {
-        ByteBuffer v0 = statefulReport().encode(UserDataEnvelope.VERSION_0);
+        ByteBuffer v0 = statefulReport().encode(MessageFrame.VERSION_0);
         assertThat(v0.get(1)).isEqualTo((byte) 0);
 
         MemberReport report = MemberReport.decode(v0).orElseThrow();
@@ -144,7 +145,7 @@ class TaskStateWireTest {
         MemberReport mixed = MemberReport.decode(new MemberReport(2, Map.of(), GroupLayout.of(1,
                 List.of(TopicLayout.of(ORDERS, 4, 4))), true, lags).encode()).orElseThrow();
         assertThat(mixed.lags()).as("orders by index, payments by name").isEqualTo(lags);
-        byte[] prefix = body(fresh.encode(UserDataEnvelope.VERSION_0));
+        byte[] prefix = body(fresh.encode(MessageFrame.VERSION_0));
         assertThat(MemberReport.decode(message(MemberReport.MAGIC, 1, named(prefix, ORDERS, PAYMENTS)))).isPresent();
         assertThat(MemberReport.decode(message(MemberReport.MAGIC, 1, named(prefix, PAYMENTS, ORDERS))))
                 .as("named topics must be in ascending order").isEmpty();
@@ -187,7 +188,7 @@ class TaskStateWireTest {
         }
         MemberReport withLags = new MemberReport(7, Map.of(ORDERS, List.of(1, 2, 3)), layout, true,
                 Map.of(ORDERS, new MemberReport.TopicLags(1000, lags)));
-        int v0 = withLags.encode(UserDataEnvelope.VERSION_0).remaining();
+        int v0 = withLags.encode(MessageFrame.VERSION_0).remaining();
         int v1 = withLags.encode().remaining();
         // flags, topic count, topic index, task count (2 bytes for 1,000), the pairs, named topic count
         long section = 1 + 1 + 1 + 2 + expectedLagBytes + 1;
@@ -210,7 +211,7 @@ class TaskStateWireTest {
         assertThat(info.warmups()).containsExactly(TaskRef.of(List.of(PAYMENTS, ORDERS), 4, 3));
 
         byte[] v0Body = body(AssignmentInfo.encode(LayoutCodec.encode(LAYOUT), LAYOUT, OptionalLong.empty(), List.of(),
-                List.of(), UserDataEnvelope.VERSION_0));
+                List.of(), MessageFrame.VERSION_0));
         byte[] v1Body = body(encoded);
         byte[] appended = java.util.Arrays.copyOfRange(v1Body, v0Body.length, v1Body.length);
         assertThat(Utils.toArray(ByteBuffer.wrap(v1Body, 0, v0Body.length))).isEqualTo(v0Body);
@@ -228,7 +229,7 @@ class TaskStateWireTest {
 
     @Test
     void shouldReadAVersion1AssignmentByTheVersion0RulesAsItsLayout() {
-        Optional<AssignmentInfo> old = AssignmentInfo.decode(assignmentWithWarmups(), UserDataEnvelope.VERSION_0);
+        Optional<AssignmentInfo> old = AssignmentInfo.decode(assignmentWithWarmups(), MessageFrame.VERSION_0);
         assertThat(old).hasValueSatisfying(info -> {
             assertThat(info.layout()).isEqualTo(LAYOUT);
             assertThat(info.warmups()).isEmpty();
@@ -239,7 +240,7 @@ class TaskStateWireTest {
     @Test
     void shouldReadAVersion0AssignmentFromAnOldLeaderAsNoWarmupsAndNoFollowUp() {
         ByteBuffer v0 = AssignmentInfo.encode(LayoutCodec.encode(LAYOUT), LAYOUT, OptionalLong.of(5), List.of(List.of(ORDERS)),
-                List.of(), UserDataEnvelope.VERSION_0);
+                List.of(), MessageFrame.VERSION_0);
         AssignmentInfo info = AssignmentInfo.decode(v0).orElseThrow();
         assertThat(info.layout()).isEqualTo(LAYOUT);
         assertThat(info.followUpDeadline()).isEmpty();
@@ -258,10 +259,10 @@ class TaskStateWireTest {
     @Test
     void shouldNeverThrowOnMalformedVersion1PartsAndReEncodeWhatDecodes() {
         SplittableRandom random = new SplittableRandom(SEED);
-        byte[] reportPrefix = body(statefulReport().encode(UserDataEnvelope.VERSION_0));
+        byte[] reportPrefix = body(statefulReport().encode(MessageFrame.VERSION_0));
         byte[] reportV1 = body(statefulReport().encode());
         byte[] assignmentPrefix = body(AssignmentInfo.encode(LayoutCodec.encode(LAYOUT), LAYOUT, OptionalLong.empty(),
-                List.of(), List.of(), UserDataEnvelope.VERSION_0));
+                List.of(), List.of(), MessageFrame.VERSION_0));
         byte[] assignmentV1 = body(assignmentWithWarmups());
         int decodedReports = 0;
         int decodedAssignments = 0;

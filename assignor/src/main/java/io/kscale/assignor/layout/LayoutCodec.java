@@ -2,12 +2,10 @@ package io.kscale.assignor.layout;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.zip.CRC32C;
 
 /**
  * The binary form of a {@link GroupLayout}: small enough for every member's subscription userData,
@@ -50,9 +48,9 @@ import java.util.zip.CRC32C;
 public final class LayoutCodec {
 
     static final byte MAGIC = 0x4C;
-    static final byte VERSION_0 = 0;
-    static final int HEADER_SIZE = 6;
-    static final int CRC_OFFSET = 2;
+    static final byte VERSION_0 = MessageFrame.VERSION_0;
+    static final int HEADER_SIZE = MessageFrame.HEADER_SIZE;
+    static final int CRC_OFFSET = MessageFrame.CRC_OFFSET;
     /** The fewest bytes a topic takes: shared prefix, rest length, one name byte, T, count. */
     private static final int MIN_TOPIC_SIZE = 5;
 
@@ -66,13 +64,7 @@ public final class LayoutCodec {
      * @return a new heap buffer holding exactly the message, positioned at 0
      */
     public static ByteBuffer encode(GroupLayout layout) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(HEADER_SIZE + 16 + 12 * layout.byName().size());
-        out.write(MAGIC);
-        out.write(VERSION_0);
-        out.write(0);
-        out.write(0);
-        out.write(0);
-        out.write(0);
+        ByteArrayOutputStream out = MessageFrame.start(MAGIC, VERSION_0);
         Varints.write(out, layout.epoch());
         Varints.write(out, layout.byName().size());
         byte[] previous = new byte[0];
@@ -86,9 +78,7 @@ public final class LayoutCodec {
             Varints.write(out, topic.partitionCount());
             previous = name;
         }
-        ByteBuffer message = ByteBuffer.wrap(out.toByteArray());
-        message.putInt(CRC_OFFSET, checksum(message));
-        return message;
+        return MessageFrame.finish(out);
     }
 
     /**
@@ -101,17 +91,12 @@ public final class LayoutCodec {
      *         magic byte; never throws
      */
     public static Optional<GroupLayout> decode(ByteBuffer buffer) {
-        if (buffer == null || buffer.remaining() < HEADER_SIZE + 2) {
+        Optional<MessageFrame.Body> opened = MessageFrame.open(buffer, MAGIC);
+        if (opened.isEmpty()) {
             return Optional.empty();
         }
-        ByteBuffer message = buffer.slice().order(ByteOrder.BIG_ENDIAN);
-        if (message.get(0) != MAGIC || message.getInt(CRC_OFFSET) != checksum(message)) {
-            return Optional.empty();
-        }
-        int version = message.get(1) & 0xFF;
-        message.position(HEADER_SIZE);
-        GroupLayout layout = readBody(message);
-        if (layout == null || (version == VERSION_0 && message.hasRemaining())) {
+        GroupLayout layout = readBody(opened.get().in());
+        if (layout == null || !opened.get().endsWell(VERSION_0)) {
             return Optional.empty();
         }
         return Optional.of(layout);
@@ -174,16 +159,5 @@ public final class LayoutCodec {
             i++;
         }
         return i;
-    }
-
-    /** CRC32C over the whole message but the checksum field, so magic and version are covered. */
-    private static int checksum(ByteBuffer message) {
-        CRC32C crc = new CRC32C();
-        ByteBuffer part = message.duplicate();
-        part.position(0).limit(CRC_OFFSET);
-        crc.update(part);
-        part.limit(message.limit()).position(HEADER_SIZE);
-        crc.update(part);
-        return (int) crc.getValue();
     }
 }

@@ -94,7 +94,7 @@ public final class ExpansionScenario {
                 group.removeFirstMember();
                 awaitSettled(group, topic, partitions, ownershipProblems, "after a member left");
                 long sentBeforeChurn = producer.sent();
-                producer.startAgain();
+                producer.start();
                 producer.awaitSent(sentBeforeChurn + settings.recordsPerStep());
                 producer.stop();
                 awaitConsumed(group, producer);

@@ -62,10 +62,6 @@ final class KeyedSequenceProducer implements AutoCloseable {
         thread.start();
     }
 
-    void startAgain() {
-        start();
-    }
-
     private void produce() {
         long startNanos = System.nanoTime();
         long startIssued = issued;

@@ -1,4 +1,4 @@
-package io.kscale.assignor;
+package io.kscale.assignor.layout;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -7,24 +7,27 @@ import java.util.Optional;
 import java.util.zip.CRC32C;
 
 /**
- * The frame of kscale's userData messages, the same as {@link io.kscale.assignor.layout.LayoutCodec}'s:
+ * The frame of every kscale message ({@link LayoutCodec}'s layouts, the assignor's userData):
  * a magic byte naming the message type, a version byte, then a CRC32C of everything but the
  * checksum itself, then the body. Every later version only appends to the body of the version
  * before it, so a member reads what it knows of a newer message and ignores the rest; a message
  * that fails the checksum or has an unknown magic byte is not ours and is ignored.
+ *
+ * <p>Public only so that the assignor's userData messages share it; not part of kscale's API.
  */
-final class UserDataEnvelope {
+public final class MessageFrame {
 
-    static final byte VERSION_0 = 0;
-    static final byte VERSION_1 = 1;
-    static final int HEADER_SIZE = 6;
-    private static final int CRC_OFFSET = 2;
+    public static final byte VERSION_0 = 0;
+    public static final byte VERSION_1 = 1;
+    public static final int HEADER_SIZE = 6;
+    /** Where the 4-byte checksum sits, after the magic and version bytes. */
+    public static final int CRC_OFFSET = 2;
 
-    private UserDataEnvelope() {
+    private MessageFrame() {
     }
 
     /** Starts a message: header with a zero checksum, to be filled in by {@link #finish}. */
-    static ByteArrayOutputStream start(byte magic, int version) {
+    public static ByteArrayOutputStream start(byte magic, int version) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64);
         out.write(magic);
         out.write(version);
@@ -35,7 +38,7 @@ final class UserDataEnvelope {
     }
 
     /** @return the finished message, checksum filled in, positioned at 0 */
-    static ByteBuffer finish(ByteArrayOutputStream out) {
+    public static ByteBuffer finish(ByteArrayOutputStream out) {
         ByteBuffer message = ByteBuffer.wrap(out.toByteArray());
         message.putInt(CRC_OFFSET, checksum(message));
         return message;
@@ -48,7 +51,7 @@ final class UserDataEnvelope {
      * @return the body (a new buffer positioned after the header) and the version, or empty if the
      *     bytes are not a message of this magic byte with a valid checksum
      */
-    static Optional<Body> open(ByteBuffer buffer, byte magic) {
+    public static Optional<Body> open(ByteBuffer buffer, byte magic) {
         if (buffer == null || buffer.remaining() < HEADER_SIZE) {
             return Optional.empty();
         }
@@ -61,6 +64,7 @@ final class UserDataEnvelope {
         return Optional.of(new Body(version, message));
     }
 
+    /** CRC32C over the whole message but the checksum field, so magic and version are covered. */
     private static int checksum(ByteBuffer message) {
         CRC32C crc = new CRC32C();
         ByteBuffer part = message.duplicate();
@@ -72,18 +76,28 @@ final class UserDataEnvelope {
     }
 
     /** An opened message: its version and its body. */
-    static final class Body {
-        final int version;
-        final ByteBuffer in;
+    public static final class Body {
+        private final int version;
+        private final ByteBuffer in;
 
         Body(int version, ByteBuffer in) {
             this.version = version;
             this.in = in;
         }
 
+        /** @return the message's version byte */
+        public int version() {
+            return version;
+        }
+
+        /** @return the body, positioned at what has not been read yet */
+        public ByteBuffer in() {
+            return in;
+        }
+
         /** Reads a length-prefixed nested message (a layout), or null if malformed. */
-        ByteBuffer readNested() {
-            long length = io.kscale.assignor.layout.Varints.read(in, in.remaining());
+        public ByteBuffer readNested() {
+            long length = Varints.read(in, in.remaining());
             // The bound above counted the length's own bytes: check again what is left after them.
             if (length < 0 || length > in.remaining()) {
                 return null;
@@ -100,14 +114,14 @@ final class UserDataEnvelope {
          *
          * @param readerVersion the newest version the reader knows, whose fields it has read
          */
-        boolean endsWell(int readerVersion) {
+        public boolean endsWell(int readerVersion) {
             return version > readerVersion || !in.hasRemaining();
         }
     }
 
     /** Writes a nested message with its length in front. */
-    static void writeNested(ByteArrayOutputStream out, ByteBuffer nested) {
-        io.kscale.assignor.layout.Varints.write(out, nested.remaining());
+    public static void writeNested(ByteArrayOutputStream out, ByteBuffer nested) {
+        Varints.write(out, nested.remaining());
         out.write(nested.array(), nested.arrayOffset() + nested.position(), nested.remaining());
     }
 }
