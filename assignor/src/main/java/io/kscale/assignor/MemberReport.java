@@ -9,9 +9,10 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -20,6 +21,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * What a member tells the leader in its subscription userData: the layout it knows, the
@@ -66,7 +68,12 @@ final class MemberReport {
     static final int VERSION = MessageFrame.VERSION_1;
 
     private final int generation;
-    private final SortedMap<String, SortedSet<Integer>> ownedTasks;
+    /**
+     * Task indexes per topic, in topic name order (a linked map: a leader decodes thousands of
+     * these per rebalance, and sorted-map inserts were a fifth of it), each array ascending and
+     * without repeats; topics in the layout only.
+     */
+    private final Map<String, TaskList> ownedTasks;
     private final GroupLayout layout;
     private final boolean stateful;
     private final SortedMap<String, TopicLags> lags;
@@ -88,22 +95,39 @@ final class MemberReport {
      */
     MemberReport(int generation, Map<String, ? extends Collection<Integer>> ownedTasks, GroupLayout layout,
                  boolean stateful, Map<String, TopicLags> lags) {
+        this(generation, layout, stateful, ascending(ownedTasks, layout), validLags(lags, layout));
+    }
+
+    /** The decoder's way in: it has checked everything the public constructor checks. */
+    private MemberReport(int generation, GroupLayout layout, boolean stateful, Map<String, TaskList> ownedTasks,
+                         SortedMap<String, TopicLags> lags) {
         this.generation = generation;
         this.layout = Objects.requireNonNull(layout, "layout");
         this.stateful = stateful;
-        this.ownedTasks = new TreeMap<>();
-        ownedTasks.forEach((topic, tasks) -> {
+        this.ownedTasks = ownedTasks;
+        this.lags = lags;
+    }
+
+    private static Map<String, TaskList> ascending(Map<String, ? extends Collection<Integer>> ownedTasks,
+                                                   GroupLayout layout) {
+        Map<String, TaskList> ascending = new LinkedHashMap<>();
+        new TreeMap<>(ownedTasks).forEach((topic, tasks) -> {
             if (layout.topic(topic).isPresent() && !tasks.isEmpty()) {
-                this.ownedTasks.put(topic, new TreeSet<>(tasks));
+                ascending.put(topic, new TaskList(new TreeSet<>(tasks).stream().mapToInt(Integer::intValue).toArray()));
             }
         });
-        this.lags = new TreeMap<>();
+        return ascending;
+    }
+
+    private static SortedMap<String, TopicLags> validLags(Map<String, TopicLags> lags, GroupLayout layout) {
+        SortedMap<String, TopicLags> valid = new TreeMap<>();
         lags.forEach((topic, topicLags) -> {
             boolean sameTaskCount = layout.topic(topic).map(t -> t.taskCount() == topicLags.taskCount).orElse(true);
             if (sameTaskCount && TopicLayout.isLegalName(topic) && !topicLags.lags.isEmpty()) {
-                this.lags.put(topic, topicLags);
+                valid.put(topic, topicLags);
             }
         });
+        return valid;
     }
 
     /** @return the generation of the member's last assignment, or -1 if it has none */
@@ -113,13 +137,19 @@ final class MemberReport {
 
     /** @return whether the member owned task {@code task} of {@code topic} */
     boolean owned(String topic, int task) {
-        SortedSet<Integer> tasks = ownedTasks.get(topic);
-        return tasks != null && tasks.contains(task);
+        TaskList tasks = ownedTasks.get(topic);
+        return tasks != null && Arrays.binarySearch(tasks.tasks, task) >= 0;
     }
 
-    /** @return the tasks the member owned, per topic */
+    /**
+     * @return the tasks the member owned, per topic (a copy: the leader reads them only under
+     *         EAGER, so a report keeps them compact until then)
+     */
     SortedMap<String, SortedSet<Integer>> ownedTasks() {
-        return Collections.unmodifiableSortedMap(ownedTasks);
+        SortedMap<String, SortedSet<Integer>> copy = new TreeMap<>();
+        ownedTasks.forEach((topic, tasks) -> copy.put(topic,
+                Arrays.stream(tasks.tasks).boxed().collect(Collectors.toCollection(TreeSet::new))));
+        return Collections.unmodifiableSortedMap(copy);
     }
 
     GroupLayout layout() {
@@ -149,8 +179,10 @@ final class MemberReport {
         Varints.write(out, ownedTasks.size());
         ownedTasks.forEach((topic, tasks) -> {
             Varints.write(out, Collections.binarySearch(topics, topic));
-            Varints.write(out, tasks.size());
-            tasks.forEach(task -> Varints.write(out, task));
+            Varints.write(out, tasks.tasks.length);
+            for (int task : tasks.tasks) {
+                Varints.write(out, task);
+            }
         });
         if (version >= MessageFrame.VERSION_1) {
             Varints.write(out, stateful ? 1 : 0);
@@ -182,17 +214,15 @@ final class MemberReport {
      * @return the report, or empty if the bytes are not a well-formed report; never throws
      */
     static Optional<MemberReport> decode(ByteBuffer buffer) {
-        return decode(buffer, new HashMap<>());
+        return decode(buffer, new DecodedLayouts());
     }
 
     /**
-     * Decodes as {@link #decode(ByteBuffer)}, decoding each distinct layout only once: in a group
-     * every member reports the same layout, a few bytes per topic, so a leader of 2,000 members
-     * and 1,000 topics would otherwise decode the same 7 KB 2,000 times.
+     * Decodes as {@link #decode(ByteBuffer)}, decoding each distinct layout only once.
      *
-     * @param layouts layouts decoded so far by their bytes, shared across the calls of one rebalance
+     * @param layouts layouts decoded so far, shared across the calls of one rebalance
      */
-    static Optional<MemberReport> decode(ByteBuffer buffer, Map<ByteBuffer, Optional<GroupLayout>> layouts) {
+    static Optional<MemberReport> decode(ByteBuffer buffer, DecodedLayouts layouts) {
         return decode(buffer, layouts, VERSION);
     }
 
@@ -200,7 +230,7 @@ final class MemberReport {
      * Decodes as a reader that knows the versions up to {@code readerVersion}: with
      * {@link MessageFrame#VERSION_0}, exactly as kscale did before task state (tests).
      */
-    static Optional<MemberReport> decode(ByteBuffer buffer, Map<ByteBuffer, Optional<GroupLayout>> layouts,
+    static Optional<MemberReport> decode(ByteBuffer buffer, DecodedLayouts layouts,
                                          int readerVersion) {
         Optional<MessageFrame.Body> opened = MessageFrame.open(buffer, MAGIC);
         if (opened.isEmpty()) {
@@ -211,12 +241,12 @@ final class MemberReport {
         long generation = Varints.read(in, Integer.MAX_VALUE);
         ByteBuffer layoutBytes = generation < 0 ? null : body.readNested();
         Optional<GroupLayout> layout = layoutBytes == null ? Optional.empty()
-                : layouts.computeIfAbsent(layoutBytes, LayoutCodec::decode);
+                : layouts.decode(layoutBytes);
         if (layout.isEmpty()) {
             return Optional.empty();
         }
         TaskSection section = new TaskSection(layout.get(), in);
-        SortedMap<String, TaskList> owned = section.read(false);
+        Map<String, TaskList> owned = section.read(false);
         if (owned == null) {
             return Optional.empty();
         }
@@ -225,7 +255,7 @@ final class MemberReport {
         if (readerVersion >= MessageFrame.VERSION_1 && body.version() >= MessageFrame.VERSION_1) {
             // Version 1 defines one flag; a later version may define more.
             long flags = Varints.read(in, body.version() == MessageFrame.VERSION_1 ? 1 : Integer.MAX_VALUE);
-            SortedMap<String, TaskList> lagSection = flags < 0 ? null : section.read(true);
+            Map<String, TaskList> lagSection = flags < 0 ? null : section.read(true);
             lags = lagSection == null ? null : section.readNamed(lagSection);
             if (lags == null) {
                 return Optional.empty();
@@ -235,9 +265,13 @@ final class MemberReport {
         if (!body.endsWell(readerVersion)) {
             return Optional.empty();
         }
-        Map<String, List<Integer>> ownedTasks = new TreeMap<>();
-        owned.forEach((topic, tasks) -> ownedTasks.put(topic, tasks.tasks()));
-        return Optional.of(new MemberReport((int) generation - 1, ownedTasks, layout.get(), stateful, lags));
+        return Optional.of(new MemberReport((int) generation - 1, layout.get(), stateful, owned,
+                validLags(lags, layout.get())));
+    }
+
+    /** A hash map capacity that holds {@code entries} without resizing. */
+    private static int capacity(long entries) {
+        return (int) (entries * 4 / 3) + 1;
     }
 
     private static List<String> topicNames(GroupLayout layout) {
@@ -253,8 +287,6 @@ final class MemberReport {
     private static final class TaskSection {
         private final GroupLayout layout;
         private final ByteBuffer in;
-        /** Most members of a large group name few topics' tasks: list the names only when needed. */
-        private List<String> topics;
 
         TaskSection(GroupLayout layout, ByteBuffer in) {
             this.layout = layout;
@@ -263,18 +295,17 @@ final class MemberReport {
 
         /**
          * @param withLags whether each task index is followed by a lag
-         * @return the tasks per topic, or null if malformed
+         * @return the tasks per topic, in topic name order, or null if malformed
          */
-        SortedMap<String, TaskList> read(boolean withLags) {
+        Map<String, TaskList> read(boolean withLags) {
             int layoutTopics = layout.topicCount();
             long topicCount = Varints.read(in, layoutTopics);
             if (topicCount < 0) {
                 return null;
             }
-            SortedMap<String, TaskList> section = new TreeMap<>();
-            if (topicCount > 0 && topics == null) {
-                topics = topicNames(layout);
-            }
+            // Indexes ascend, so inserting into a linked map keeps name order.
+            Map<String, TaskList> section = new LinkedHashMap<>(capacity(topicCount));
+            List<TopicLayout> topics = layout.topics();
             long previousTopic = -1;
             for (long i = 0; i < topicCount; i++) {
                 long topic = Varints.read(in, layoutTopics - 1L);
@@ -282,12 +313,12 @@ final class MemberReport {
                 if (topic <= previousTopic || taskCount < 1) {
                     return null;
                 }
-                String name = topics.get((int) topic);
-                TaskList tasks = readTasks(taskCount, layout.topic(name).orElseThrow().taskCount(), withLags);
+                TopicLayout named = topics.get((int) topic);
+                TaskList tasks = readTasks(taskCount, named.taskCount(), withLags);
                 if (tasks == null) {
                     return null;
                 }
-                section.put(name, tasks);
+                section.put(named.topic(), tasks);
                 previousTopic = topic;
             }
             return section;
@@ -299,7 +330,7 @@ final class MemberReport {
          * @param inLayout the lags of the layout's topics, just read
          * @return the lags by topic, or null if malformed
          */
-        Map<String, TopicLags> readNamed(SortedMap<String, TaskList> inLayout) {
+        Map<String, TopicLags> readNamed(Map<String, TaskList> inLayout) {
             Map<String, TopicLags> lags = new TreeMap<>();
             inLayout.forEach((topic, tasks) -> lags.put(topic, tasks.topicLags(layout.topic(topic).orElseThrow().taskCount())));
             long count = Varints.read(in, in.remaining());
@@ -348,7 +379,7 @@ final class MemberReport {
         }
     }
 
-    /** One topic's tasks as read, ascending, with their lags in a lag section. */
+    /** One topic's task indexes, ascending and without repeats, with their lags in a lag section. */
     private static final class TaskList {
         final int[] tasks;
         final long[] lags;
@@ -358,12 +389,9 @@ final class MemberReport {
             lags = withLags ? new long[count] : null;
         }
 
-        List<Integer> tasks() {
-            List<Integer> list = new ArrayList<>(tasks.length);
-            for (int task : tasks) {
-                list.add(task);
-            }
-            return list;
+        TaskList(int[] tasks) {
+            this.tasks = tasks;
+            this.lags = null;
         }
 
         TopicLags topicLags(int taskCount) {

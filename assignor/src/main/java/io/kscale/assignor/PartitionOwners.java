@@ -3,6 +3,7 @@ package io.kscale.assignor;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -16,9 +17,15 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class PartitionOwners {
 
+    private final Cluster metadata;
     private final Map<String, String[]> owners = new HashMap<>();
     private final Map<String, int[]> generations = new HashMap<>();
     private boolean empty = true;
+
+    /** @param metadata the leader's view of the cluster, to size each topic's arrays once */
+    PartitionOwners(Cluster metadata) {
+        this.metadata = metadata;
+    }
 
     void claim(TopicPartition partition, String member, int generation) {
         int p = partition.partition();
@@ -48,7 +55,8 @@ final class PartitionOwners {
     private String[] grow(String topic, int size) {
         String[] oldOwners = owners.getOrDefault(topic, new String[0]);
         int[] oldGenerations = generations.getOrDefault(topic, new int[0]);
-        int capacity = Math.max(size, oldOwners.length * 2);
+        Integer known = metadata.partitionCountForTopic(topic);
+        int capacity = Math.max(size, Math.max(oldOwners.length * 2, known == null ? 0 : known));
         String[] newOwners = Arrays.copyOf(oldOwners, capacity);
         owners.put(topic, newOwners);
         generations.put(topic, Arrays.copyOf(oldGenerations, capacity));

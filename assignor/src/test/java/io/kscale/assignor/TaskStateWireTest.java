@@ -8,7 +8,6 @@ import io.kscale.assignor.layout.LayoutCodec;
 import io.kscale.assignor.layout.TopicLayout;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,7 +73,7 @@ class TaskStateWireTest {
         ByteBuffer v1 = statefulReport().encode();
         assertThat(v1.get(1)).as("version byte").isEqualTo((byte) 1);
 
-        MemberReport readByOldMember = MemberReport.decode(v1, new HashMap<>(), MessageFrame.VERSION_0).orElseThrow();
+        MemberReport readByOldMember = MemberReport.decode(v1, new DecodedLayouts(), MessageFrame.VERSION_0).orElseThrow();
 
         assertThat(readByOldMember.generation()).isEqualTo(5);
         assertThat(readByOldMember.ownedTasks()).isEqualTo(statefulReport().ownedTasks());

@@ -46,10 +46,13 @@ public final class GroupLayout {
 
     private final long epoch;
     private final SortedMap<String, TopicLayout> topics;
+    /** The values of {@link #topics} in name order, so that readers index them without copying. */
+    private final List<TopicLayout> inNameOrder;
 
     private GroupLayout(long epoch, SortedMap<String, TopicLayout> topics) {
         this.epoch = epoch;
         this.topics = Collections.unmodifiableSortedMap(topics);
+        this.inNameOrder = List.copyOf(topics.values());
     }
 
     /** @return the layout of a group that has assigned nothing yet: epoch 0, no topics */
@@ -96,9 +99,9 @@ public final class GroupLayout {
         return epoch;
     }
 
-    /** @return the topic layouts, in topic name order */
+    /** @return the topic layouts, in topic name order; unmodifiable */
     public List<TopicLayout> topics() {
-        return List.copyOf(topics.values());
+        return inNameOrder;
     }
 
     /**
