@@ -1,5 +1,6 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.layout.CoPartitioning;
 import io.kscale.assignor.layout.ExpansionPolicy;
 import io.kscale.assignor.layout.TopicLayout;
 import io.kscale.assignor.placement.PlacementSettings;
@@ -40,7 +41,8 @@ public final class KeyPreservingAssignorConfig {
             + "group first assigns it. Declare T when a group migrates to this assignor after its topics were "
             + "already expanded: T must be the partition count the keys were first written with. Task t holds every "
             + "partition p with p % T == t, and all partitions of a task go to one consumer. Topics with the same "
-            + "T are co-partitioned: task t of each goes to the same consumer.";
+            + "T are co-partitioned (task t of each goes to the same consumer) unless " + "kscale.assignor.co.partitioning"
+            + " is 'none'.";
 
     /** What to do when a topic grows to a count that is not a multiple of T. */
     public static final String EXPANSION_POLICY_CONFIG = "kscale.assignor.expansion.policy";
@@ -51,6 +53,18 @@ public final class KeyPreservingAssignorConfig {
             + "and keys are back in their task once the count is a multiple of T again. 'rebase': T becomes the new "
             + "count, as if the topic had been created with it. Topics listed in " + TASK_COUNTS_CONFIG
             + " always keep their declared T.";
+
+    /** Which topics share tasks. */
+    public static final String CO_PARTITIONING_CONFIG = "kscale.assignor.co.partitioning";
+    public static final String CO_PARTITIONING_DEFAULT = "by-task-count";
+    private static final String CO_PARTITIONING_DOC = "Which topics' tasks go to one consumer together. "
+            + "'by-task-count': among the topics subscribed by the same consumers, those with the same task count T "
+            + "are co-partitioned, so task t of each goes to one consumer and a key's records in both (a join) meet "
+            + "there. 'none': every topic's tasks are placed on their own, for groups of many unrelated topics: 100 "
+            + "topics of 10 partitions then give 1,000 tasks to balance instead of 10, but a key's records in two "
+            + "topics may reach different consumers. Either way the partitions of one task of one topic stay "
+            + "together, so keys keep their consumer across expansions. Read by the group leader: set it alike on "
+            + "every member; changing it moves tasks once.";
 
     /** Whether the leader keeps the layout in a compacted topic. */
     public static final String LAYOUT_STORE_ENABLED_CONFIG = "kscale.assignor.layout.store.enabled";
@@ -127,27 +141,31 @@ public final class KeyPreservingAssignorConfig {
             .define(EXPANSION_POLICY_CONFIG, Type.STRING, EXPANSION_POLICY_DEFAULT,
                     ConfigDef.CaseInsensitiveValidString.in("keep", "rebase"),
                     Importance.MEDIUM, EXPANSION_POLICY_DOC, GROUP, 1, Width.SHORT, "Expansion policy")
+            .define(CO_PARTITIONING_CONFIG, Type.STRING, CO_PARTITIONING_DEFAULT,
+                    ConfigDef.CaseInsensitiveValidString.in("by-task-count", "none"),
+                    Importance.MEDIUM, CO_PARTITIONING_DOC, GROUP, 2, Width.SHORT, "Co-partitioning")
             .define(LAYOUT_STORE_ENABLED_CONFIG, Type.BOOLEAN, LAYOUT_STORE_ENABLED_DEFAULT,
-                    Importance.MEDIUM, LAYOUT_STORE_ENABLED_DOC, GROUP, 2, Width.SHORT, "Layout store enabled")
+                    Importance.MEDIUM, LAYOUT_STORE_ENABLED_DOC, GROUP, 3, Width.SHORT, "Layout store enabled")
             .define(LAYOUT_STORE_TOPIC_CONFIG, Type.STRING, LAYOUT_STORE_TOPIC_DEFAULT, new TopicNameValidator(),
-                    Importance.LOW, LAYOUT_STORE_TOPIC_DOC, GROUP, 3, Width.MEDIUM, "Layout store topic")
+                    Importance.LOW, LAYOUT_STORE_TOPIC_DOC, GROUP, 4, Width.MEDIUM, "Layout store topic")
             .define(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG, Type.SHORT, LAYOUT_STORE_REPLICATION_FACTOR_DEFAULT,
                     new ReplicationFactorValidator(),
-                    Importance.LOW, LAYOUT_STORE_REPLICATION_FACTOR_DOC, GROUP, 4, Width.SHORT, "Layout store replication")
+                    Importance.LOW, LAYOUT_STORE_REPLICATION_FACTOR_DOC, GROUP, 5, Width.SHORT, "Layout store replication")
             .define(LAYOUT_STORE_TIMEOUT_MS_CONFIG, Type.INT, LAYOUT_STORE_TIMEOUT_MS_DEFAULT, Range.between(100, 300_000),
-                    Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 5, Width.SHORT, "Layout store timeout")
+                    Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 6, Width.SHORT, "Layout store timeout")
             .define(TASK_STATE_LISTENER_CONFIG, Type.CLASS, null, new ListenerClassValidator(),
-                    Importance.MEDIUM, TASK_STATE_LISTENER_DOC, GROUP, 6, Width.LONG, "Task state listener")
+                    Importance.MEDIUM, TASK_STATE_LISTENER_DOC, GROUP, 7, Width.LONG, "Task state listener")
             .define(ACCEPTABLE_RECOVERY_LAG_CONFIG, Type.LONG, ACCEPTABLE_RECOVERY_LAG_DEFAULT, Range.atLeast(0),
-                    Importance.MEDIUM, ACCEPTABLE_RECOVERY_LAG_DOC, GROUP, 7, Width.SHORT, "Acceptable recovery lag")
+                    Importance.MEDIUM, ACCEPTABLE_RECOVERY_LAG_DOC, GROUP, 8, Width.SHORT, "Acceptable recovery lag")
             .define(MAX_WARMUPS_CONFIG, Type.INT, MAX_WARMUPS_DEFAULT, Range.atLeast(1),
-                    Importance.LOW, MAX_WARMUPS_DOC, GROUP, 8, Width.SHORT, "Max warmups")
+                    Importance.LOW, MAX_WARMUPS_DOC, GROUP, 9, Width.SHORT, "Max warmups")
             .define(PROBING_INTERVAL_MS_CONFIG, Type.LONG, PROBING_INTERVAL_MS_DEFAULT,
                     Range.atLeast(60_000L),
-                    Importance.LOW, PROBING_INTERVAL_MS_DOC, GROUP, 9, Width.SHORT, "Probing interval");
+                    Importance.LOW, PROBING_INTERVAL_MS_DOC, GROUP, 10, Width.SHORT, "Probing interval");
 
     private final Map<String, Integer> taskCounts;
     private final ExpansionPolicy expansionPolicy;
+    private final CoPartitioning coPartitioning;
     private final boolean layoutStoreEnabled;
     private final String layoutStoreTopic;
     private final short layoutStoreReplicationFactor;
@@ -176,6 +194,8 @@ public final class KeyPreservingAssignorConfig {
         this.taskCounts = Collections.unmodifiableMap(parseTaskCounts(pairs));
         this.expansionPolicy = ExpansionPolicy.valueOf(
                 ((String) parsed.get(EXPANSION_POLICY_CONFIG)).toUpperCase(Locale.ROOT));
+        this.coPartitioning = CoPartitioning.valueOf(
+                ((String) parsed.get(CO_PARTITIONING_CONFIG)).toUpperCase(Locale.ROOT).replace('-', '_'));
         this.layoutStoreEnabled = (Boolean) parsed.get(LAYOUT_STORE_ENABLED_CONFIG);
         this.layoutStoreTopic = (String) parsed.get(LAYOUT_STORE_TOPIC_CONFIG);
         this.layoutStoreReplicationFactor = (Short) parsed.get(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG);
@@ -207,6 +227,11 @@ public final class KeyPreservingAssignorConfig {
     /** @return declared task count per topic, from {@value #TASK_COUNTS_CONFIG}; empty by default */
     public Map<String, Integer> taskCounts() {
         return taskCounts;
+    }
+
+    /** @return which topics share tasks, {@value #CO_PARTITIONING_CONFIG} */
+    public CoPartitioning coPartitioning() {
+        return coPartitioning;
     }
 
     /** @return the policy of {@value #EXPANSION_POLICY_CONFIG} */
@@ -291,6 +316,7 @@ public final class KeyPreservingAssignorConfig {
     @Override
     public String toString() {
         return TASK_COUNTS_CONFIG + "=" + taskCounts + ", " + EXPANSION_POLICY_CONFIG + "=" + expansionPolicy
+                + ", " + CO_PARTITIONING_CONFIG + "=" + coPartitioning
                 + ", " + LAYOUT_STORE_ENABLED_CONFIG + "=" + layoutStoreEnabled + ", " + LAYOUT_STORE_TOPIC_CONFIG
                 + "=" + layoutStoreTopic + ", " + LAYOUT_STORE_TIMEOUT_MS_CONFIG + "=" + layoutStoreTimeout.toMillis()
                 + ", " + TASK_STATE_LISTENER_CONFIG + "=" + (taskStateListener == null ? "none"

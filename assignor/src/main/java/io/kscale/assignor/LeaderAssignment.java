@@ -312,7 +312,7 @@ final class LeaderAssignment {
 
     private void place(GroupLayout layout, SortedSet<String> members, SortedSet<String> topics,
                        PartitionOwners owners, boolean cooperative, Cluster metadata) {
-        Units units = Units.of(layout, topics);
+        Units units = Units.of(layout, topics, config.coPartitioning());
         Set<String> memberSet = new HashSet<>(members);
         Map<String, String> priorOwner = new HashMap<>();
         Map<String, List<String>> priorUnits = new HashMap<>();

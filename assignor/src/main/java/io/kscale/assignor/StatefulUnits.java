@@ -20,7 +20,7 @@ import java.util.TreeMap;
  *   <li>The units are <b>stateful</b> when a member of the class has a
  *       {@link TaskStateListener}; otherwise they are stateless and move freely, as before.</li>
  *   <li>A member with a listener has the lags it reported (a lag reported under a topic of the
- *       class with that topic's current T names the unit {@code T:task}), except that the prior
+ *       class with that topic's current T names the unit holding that task of the topic), except that the prior
  *       owner of a unit has lag 0: it was running it. Units it reported nothing on have an unknown
  *       lag: it must warm them up before they move to it.</li>
  *   <li>A member without a listener (or an old member, whose report has no lags) has lag 0 on
@@ -90,12 +90,8 @@ final class StatefulUnits {
                 boolean current = topics.contains(topic)
                         && layout.topic(topic).map(t -> t.taskCount() == topicLags.taskCount).orElse(false);
                 if (current) {
-                    topicLags.lags.forEach((task, lag) -> {
-                        String id = topicLags.taskCount + ":" + task;
-                        if (unitIds.contains(id)) {
-                            memberLags.merge(id, lag, Math::max);
-                        }
-                    });
+                    topicLags.lags.forEach((task, lag) -> units.unitOfTask(topic, task)
+                            .ifPresent(unit -> memberLags.merge(unit.id(), lag, Math::max)));
                 }
             });
             lags.put(member, memberLags);

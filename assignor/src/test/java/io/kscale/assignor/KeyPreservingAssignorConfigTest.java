@@ -3,6 +3,7 @@ package io.kscale.assignor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kscale.assignor.layout.CoPartitioning;
 import io.kscale.assignor.layout.ExpansionPolicy;
 import java.time.Duration;
 import java.util.Map;
@@ -18,6 +19,7 @@ class KeyPreservingAssignorConfigTest {
         KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of("group.id", "g", "unknown.key", 1));
         assertThat(config.taskCounts()).isEmpty();
         assertThat(config.expansionPolicy()).isEqualTo(ExpansionPolicy.KEEP);
+        assertThat(config.coPartitioning()).isEqualTo(CoPartitioning.BY_TASK_COUNT);
         assertThat(config.layoutStoreEnabled()).isTrue();
         assertThat(config.layoutStoreTopic()).isEqualTo("kscale-assignor-layouts");
         assertThat(config.layoutStoreReplicationFactor()).isEqualTo((short) -1);
@@ -73,9 +75,11 @@ class KeyPreservingAssignorConfigTest {
     void shouldParseTaskCountsAndPolicyInAnyCase() {
         KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of(
                 KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, "orders:4, payments.eu:8",
-                KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG, "Rebase"));
+                KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG, "Rebase",
+                KeyPreservingAssignorConfig.CO_PARTITIONING_CONFIG, "None"));
         assertThat(config.taskCounts()).containsExactly(Map.entry("orders", 4), Map.entry("payments.eu", 8));
         assertThat(config.expansionPolicy()).isEqualTo(ExpansionPolicy.REBASE);
+        assertThat(config.coPartitioning()).isEqualTo(CoPartitioning.NONE);
     }
 
     @ParameterizedTest
@@ -86,6 +90,7 @@ class KeyPreservingAssignorConfigTest {
         "kscale.assignor.task.counts; bad topic!:4; legal topic name",
         "kscale.assignor.task.counts; orders:4,orders:8; appears twice",
         "kscale.assignor.expansion.policy; grow; KEEP, REBASE",
+        "kscale.assignor.co.partitioning; by-topic; BY-TASK-COUNT, NONE",
         "kscale.assignor.layout.store.topic; no spaces; legal topic name",
         "kscale.assignor.layout.store.replication.factor; 0; -1 (broker default) or at least 1",
         "kscale.assignor.layout.store.timeout.ms; 50; at least 100",

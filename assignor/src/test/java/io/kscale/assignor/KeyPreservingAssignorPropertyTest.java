@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kscale.assignor.layout.GroupLayout;
 import io.kscale.assignor.layout.TopicLayout;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ import org.apache.kafka.common.TopicPartition;
  * subscribed topic is owned exactly once, by a member subscribed to it (the simulator also checks
  * Kafka's COOPERATIVE rule on every rebalance); partition p is with partition {@code p % T}; loads
  * of members with the same subscription differ by at most one task; and a rebalance with nothing
- * changed moves nothing. Each history is drawn from the seed jqwik reports on failure.
+ * changed moves nothing. Either co-partitioning setting. Each history is drawn from the seed jqwik reports on failure.
  */
 class KeyPreservingAssignorPropertyTest {
 
@@ -34,7 +35,9 @@ class KeyPreservingAssignorPropertyTest {
     void invariantsHoldOverRandomHistories(@ForAll @LongRange(min = 1, max = Long.MAX_VALUE) long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         RebalanceProtocol protocol = random.nextBoolean() ? RebalanceProtocol.COOPERATIVE : RebalanceProtocol.EAGER;
-        GroupSimulator group = new GroupSimulator(protocol, NO_STORE)
+        Map<String, Object> config = new HashMap<>(NO_STORE);
+        config.put(KeyPreservingAssignorConfig.CO_PARTITIONING_CONFIG, random.nextBoolean() ? "by-task-count" : "none");
+        GroupSimulator group = new GroupSimulator(protocol, config)
                 .topic("orders", 2 + random.nextInt(6)).topic("payments", 2 + random.nextInt(6));
         List<String> members = new ArrayList<>();
         int nextId = 0;

@@ -81,6 +81,53 @@ class KeyPreservingAssignorTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(RebalanceProtocol.class)
+    void shouldBalanceUnrelatedTopicsOfOneSizeOverEveryMemberWithoutCoPartitioning(RebalanceProtocol protocol) {
+        Map<String, Object> config = new HashMap<>(NO_STORE);
+        config.put(KeyPreservingAssignorConfig.CO_PARTITIONING_CONFIG, "none");
+        GroupSimulator group = new GroupSimulator(protocol, config);
+        String[] topics = new String[10];
+        for (int t = 0; t < topics.length; t++) {
+            topics[t] = "topic-" + t;
+            group.topic(topics[t], 4);
+        }
+        for (int m = 0; m < 8; m++) {
+            group.join("member-" + m, topics);
+        }
+        group.rebalanceUntilStable();
+        assertThat(group.load().values()).as("40 partitions of 10 topics over 8 members").containsOnly(5);
+        Map<TopicPartition, String> before = group.owners();
+
+        for (String topic : topics) {
+            group.topic(topic, 8);
+        }
+        group.rebalanceUntilStable();
+
+        Map<TopicPartition, String> after = group.owners();
+        for (String topic : topics) {
+            for (int p = 4; p < 8; p++) {
+                assertThat(after.get(new TopicPartition(topic, p))).as("%s-%d goes with its parent", topic, p)
+                        .isEqualTo(before.get(new TopicPartition(topic, p - 4)));
+            }
+        }
+    }
+
+    @Test
+    void shouldLeaveMembersIdleWhenUnrelatedTopicsOfOneSizeAreCoPartitioned() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE);
+        String[] topics = {"topic-0", "topic-1", "topic-2"};
+        for (String topic : topics) {
+            group.topic(topic, 2);
+        }
+        for (int m = 0; m < 3; m++) {
+            group.join("member-" + m, topics);
+        }
+        group.rebalanceUntilStable();
+        assertThat(group.load().values()).as("two units of three partitions: the default's price")
+                .containsExactlyInAnyOrder(3, 3, 0);
+    }
+
     @Test
     void shouldPlaceTopicsOnlyOnTheirSubscribers() {
         GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE)

@@ -17,12 +17,14 @@ import java.util.stream.Collectors;
  */
 public final class Unit {
 
+    private final String id;
     private final int taskCount;
     private final int task;
     private final List<TopicLayout> topics;
     private final long weight;
 
-    Unit(int taskCount, int task, List<TopicLayout> topics) {
+    Unit(String id, int taskCount, int task, List<TopicLayout> topics) {
+        this.id = id;
         this.taskCount = taskCount;
         this.task = task;
         this.topics = topics;
@@ -35,13 +37,14 @@ public final class Unit {
 
     /**
      * A name for the unit that stays the same while T does: {@code "<T>:<task>"}, e.g.
-     * {@code "4:1"}. Expansions add partitions to a unit without renaming it, so placement can
-     * stay sticky.
+     * {@code "4:1"}, or {@code "<topic>:<T>:<task>"} for a topic placed on its own
+     * ({@link CoPartitioning#NONE}). Expansions add partitions to a unit without renaming it, so
+     * placement can stay sticky.
      *
      * @return the unit id
      */
     public String id() {
-        return taskCount + ":" + task;
+        return id;
     }
 
     /** @return T, shared by every topic of the unit */
@@ -97,12 +100,12 @@ public final class Unit {
             return false;
         }
         Unit that = (Unit) o;
-        return taskCount == that.taskCount && task == that.task && topics.equals(that.topics);
+        return id.equals(that.id) && topics.equals(that.topics);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(taskCount, task, topics);
+        return Objects.hash(id, topics);
     }
 
     @Override

@@ -14,9 +14,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The units of assignment of a set of topics (a group's subscription): topics with the same T
- * form a co-partitioned group, and task {@code t} of every topic in it forms unit
- * {@code T:t} (see {@link Unit}). Only units holding at least one partition are listed: a
+ * The units of assignment of a set of topics (a group's subscription): with
+ * {@link CoPartitioning#BY_TASK_COUNT}, topics with the same T form a co-partitioned group, and
+ * task {@code t} of every topic in it forms unit {@code T:t} (see {@link Unit}); with
+ * {@link CoPartitioning#NONE}, each topic is a group of its own and its units are
+ * {@code topic:T:t}. Only units holding at least one partition are listed: a
  * placement engine has nothing to balance in an empty one. Immutable.
  *
  * <p>Example: {@code orders} (T=4, 8 partitions), {@code payments} (T=4, 4 partitions),
@@ -30,14 +32,15 @@ public final class Units {
 
     private final List<Unit> units;
     private final Map<String, TopicLayout> topics;
-    private final Map<Integer, Unit[]> unitsByTaskCount;
+    /** Topic to the units of its co-partitioned group, by task index. */
+    private final Map<String, Unit[]> unitsByTopic;
     private final SortedSet<String> unknownTopics;
 
-    private Units(List<Unit> units, Map<String, TopicLayout> topics, Map<Integer, Unit[]> unitsByTaskCount,
+    private Units(List<Unit> units, Map<String, TopicLayout> topics, Map<String, Unit[]> unitsByTopic,
                   SortedSet<String> unknownTopics) {
         this.units = Collections.unmodifiableList(units);
         this.topics = topics;
-        this.unitsByTaskCount = unitsByTaskCount;
+        this.unitsByTopic = unitsByTopic;
         this.unknownTopics = Collections.unmodifiableSortedSet(unknownTopics);
     }
 
@@ -47,10 +50,12 @@ public final class Units {
      * @param layout the group's layout
      * @param topics the topics to assign; those without a layout are left out and listed in
      *               {@link #unknownTopics()}
+     * @param coPartitioning which topics share units
      * @return the units
      */
-    public static Units of(GroupLayout layout, Collection<String> topics) {
-        SortedMap<Integer, List<TopicLayout>> byTaskCount = new TreeMap<>();
+    public static Units of(GroupLayout layout, Collection<String> topics, CoPartitioning coPartitioning) {
+        // Groups in order of T, then of their first topic: the units' order, which placement ties follow.
+        SortedMap<Integer, SortedMap<String, List<TopicLayout>>> groups = new TreeMap<>();
         Map<String, TopicLayout> known = new HashMap<>();
         SortedSet<String> unknown = new TreeSet<>();
         for (String topic : new TreeSet<>(topics)) {
@@ -60,26 +65,29 @@ public final class Units {
                 continue;
             }
             known.put(topic, topicLayout.get());
-            byTaskCount.computeIfAbsent(topicLayout.get().taskCount(), t -> new ArrayList<>()).add(topicLayout.get());
+            SortedMap<String, List<TopicLayout>> sameT = groups.computeIfAbsent(topicLayout.get().taskCount(),
+                    t -> new TreeMap<>());
+            String group = coPartitioning == CoPartitioning.NONE || sameT.isEmpty() ? topic : sameT.firstKey();
+            sameT.computeIfAbsent(group, g -> new ArrayList<>()).add(topicLayout.get());
         }
         List<Unit> units = new ArrayList<>();
-        Map<Integer, Unit[]> index = new HashMap<>();
-        for (Map.Entry<Integer, List<TopicLayout>> group : byTaskCount.entrySet()) {
-            int taskCount = group.getKey();
-            List<TopicLayout> members = List.copyOf(group.getValue());
+        Map<String, Unit[]> index = new HashMap<>();
+        groups.forEach((taskCount, sameT) -> sameT.values().forEach(group -> {
+            List<TopicLayout> members = List.copyOf(group);
             int maxPartitions = members.stream().mapToInt(TopicLayout::partitionCount).max().orElse(0);
+            String prefix = coPartitioning == CoPartitioning.NONE ? members.get(0).topic() + ":" : "";
             // Tasks at or beyond every topic's partition count hold nothing: skip them.
             Unit[] byTask = new Unit[Math.min(taskCount, maxPartitions)];
             for (int task = 0; task < byTask.length; task++) {
-                byTask[task] = new Unit(taskCount, task, members);
+                byTask[task] = new Unit(prefix + taskCount + ":" + task, taskCount, task, members);
                 units.add(byTask[task]);
             }
-            index.put(taskCount, byTask);
-        }
+            members.forEach(member -> index.put(member.topic(), byTask));
+        }));
         return new Units(units, known, index, unknown);
     }
 
-    /** @return the units, ordered by T, then task; each with weight at least 1 */
+    /** @return the units, ordered by T, then first topic, then task; each with weight at least 1 */
     public List<Unit> units() {
         return units;
     }
@@ -97,7 +105,20 @@ public final class Units {
         if (layout == null || partition < 0 || partition >= layout.partitionCount()) {
             return Optional.empty();
         }
-        return Optional.of(unitsByTaskCount.get(layout.taskCount())[layout.taskOf(partition)]);
+        return unitOfTask(topic, layout.taskOf(partition));
+    }
+
+    /**
+     * The unit that holds a task of a topic, for instance one a member reports a lag on.
+     *
+     * @param topic a topic
+     * @param task a task index of it, under its current T
+     * @return its unit; empty if the topic is not among these units' topics or the task holds no
+     *         partition yet
+     */
+    public Optional<Unit> unitOfTask(String topic, int task) {
+        Unit[] byTask = unitsByTopic.get(topic);
+        return byTask == null || task < 0 || task >= byTask.length ? Optional.empty() : Optional.of(byTask[task]);
     }
 
     /** @return the topics asked for that have no layout, in name order */

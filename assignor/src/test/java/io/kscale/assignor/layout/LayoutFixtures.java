@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.zip.CRC32C;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -137,11 +138,21 @@ final class LayoutFixtures {
      * unit, the one of its task {@code p % T}; topics in one unit share T; weights count
      * partitions and are at least 1.
      */
-    static void verifyUnits(GroupLayout layout, Set<String> topics, Units units) {
+    static void verifyUnits(GroupLayout layout, Set<String> topics, Units units, CoPartitioning coPartitioning) {
         Set<String> seen = new HashSet<>();
+        Set<String> ids = new HashSet<>();
         long partitions = 0;
         for (Unit unit : units.units()) {
             assertThat(unit.weight()).as("weight of %s", unit).isPositive();
+            assertThat(ids.add(unit.id())).as("unit id %s twice", unit.id()).isTrue();
+            if (coPartitioning == CoPartitioning.NONE) {
+                assertThat(unit.topics()).as("topics of %s", unit).hasSize(1);
+            } else {
+                assertThat(unit.topics()).as("topics of %s: every subscribed topic with its T", unit)
+                        .containsExactlyElementsOf(topics.stream().filter(topic -> layout.topic(topic)
+                                .map(t -> t.taskCount() == unit.taskCount()).orElse(false)).sorted()
+                                .collect(Collectors.toList()));
+            }
             long weight = 0;
             for (String topic : unit.topics()) {
                 TopicLayout topicLayout = layout.topic(topic).orElseThrow();

@@ -31,7 +31,7 @@ class UnitsTest {
 
     @Example
     void shouldPutTaskTOfEveryTopicWithTheSameTIntoOneUnit() {
-        Units units = Units.of(THREE_TOPICS, List.of(ORDERS, PAYMENTS, AUDIT));
+        Units units = Units.of(THREE_TOPICS, List.of(ORDERS, PAYMENTS, AUDIT), CoPartitioning.BY_TASK_COUNT);
 
         assertThat(units.units()).extracting(Unit::id).containsExactly("2:0", "2:1", "4:0", "4:1", "4:2", "4:3");
         Unit one = units.unitOf(ORDERS, 5).orElseThrow();
@@ -43,15 +43,15 @@ class UnitsTest {
         assertThat(one.weight()).isEqualTo(3);
         assertThat(units.unitOf(PAYMENTS, 1)).contains(one);
         assertThat(units.totalWeight()).isEqualTo(14);
-        verifyUnits(THREE_TOPICS, Set.of(ORDERS, PAYMENTS, AUDIT), units);
+        verifyUnits(THREE_TOPICS, Set.of(ORDERS, PAYMENTS, AUDIT), units, CoPartitioning.BY_TASK_COUNT);
     }
 
     @Example
     void shouldKeepUnitIdsWhenPartitionsGrowToAMultipleOfT() {
-        Units before = Units.of(THREE_TOPICS, List.of(ORDERS));
+        Units before = Units.of(THREE_TOPICS, List.of(ORDERS), CoPartitioning.BY_TASK_COUNT);
         GroupLayout grown = LayoutFixtures.apply(THREE_TOPICS, ExpansionPolicy.KEEP, ORDERS, 12).layout();
 
-        Units after = Units.of(grown, List.of(ORDERS));
+        Units after = Units.of(grown, List.of(ORDERS), CoPartitioning.BY_TASK_COUNT);
 
         assertThat(after.units()).extracting(Unit::id).isEqualTo(before.units().stream().map(Unit::id).collect(Collectors.toList()));
         assertThat(after.unitOf(ORDERS, 9).orElseThrow().partitions(ORDERS)).containsExactly(1, 5, 9);
@@ -61,7 +61,7 @@ class UnitsTest {
     void shouldLeaveOutTasksWithoutPartitionsAndTopicsWithoutLayout() {
         GroupLayout declaredAhead = layout(1, ORDERS, 8, 4);
 
-        Units units = Units.of(declaredAhead, List.of(ORDERS, "unknown"));
+        Units units = Units.of(declaredAhead, List.of(ORDERS, "unknown"), CoPartitioning.BY_TASK_COUNT);
 
         assertThat(units.units()).extracting(Unit::id).containsExactly("8:0", "8:1", "8:2", "8:3");
         assertThat(units.unknownTopics()).containsExactly("unknown");
@@ -70,9 +70,26 @@ class UnitsTest {
         assertThat(units.unitOf("unknown", 0)).isEmpty();
     }
 
+    @Example
+    void shouldGiveEveryTopicUnitsOfItsOwnWithoutCoPartitioning() {
+        Units units = Units.of(THREE_TOPICS, List.of(ORDERS, PAYMENTS, AUDIT), CoPartitioning.NONE);
+
+        assertThat(units.units()).extracting(Unit::id).containsExactly("audit:2:0", "audit:2:1",
+                "orders:4:0", "orders:4:1", "orders:4:2", "orders:4:3",
+                "payments:4:0", "payments:4:1", "payments:4:2", "payments:4:3");
+        Unit one = units.unitOf(ORDERS, 5).orElseThrow();
+        assertThat(one.topics()).containsExactly(ORDERS);
+        assertThat(one.partitions(ORDERS)).containsExactly(1, 5);
+        assertThat(units.unitOf(PAYMENTS, 1).orElseThrow().id()).isEqualTo("payments:4:1");
+        assertThat(units.unitOfTask(PAYMENTS, 1)).isEqualTo(units.unitOf(PAYMENTS, 1));
+        assertThat(units.unitOfTask(PAYMENTS, 4)).isEmpty();
+        verifyUnits(THREE_TOPICS, Set.of(ORDERS, PAYMENTS, AUDIT), units, CoPartitioning.NONE);
+    }
+
     @Property(tries = 300)
     void everyPartitionIsInExactlyOneUnitWithTheOtherPartitionsOfItsTask(
-            @ForAll @From("layouts") GroupLayout layout, @ForAll boolean everyTopic) {
+            @ForAll @From("layouts") GroupLayout layout, @ForAll boolean everyTopic,
+            @ForAll CoPartitioning coPartitioning) {
         Set<String> topics = new HashSet<>();
         layout.topics().forEach(topic -> {
             if (everyTopic || topic.topic().hashCode() % 2 == 0) {
@@ -81,7 +98,7 @@ class UnitsTest {
         });
         topics.add("not-in-layout");
 
-        verifyUnits(layout, topics, Units.of(layout, topics));
+        verifyUnits(layout, topics, Units.of(layout, topics, coPartitioning), coPartitioning);
     }
 
     @Provide
