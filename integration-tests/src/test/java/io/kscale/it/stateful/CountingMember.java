@@ -34,7 +34,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * changelog topic and rebuilds a store from it with a {@link ChangelogRestorer}. A task assigned
  * as active is paused until its store has restored the changelog to the end the prior owner left
  * (the prior owner flushes and commits when its partition is revoked, so nothing is counted twice
- * or lost). With {@code stateful} it registers its {@link TaskStateListener} hooks: it reports
+ * or lost). With {@code stateful} it registers its {@link io.kscale.assignor.TaskStateListener} hooks: it reports
  * each store's lag, warms up the tasks it is told to, and the poll loop calls
  * {@link FollowUpRebalance#triggerIfDue}; without, a moved task restores only once assigned
  * (what any assignor without warmups gives).
