@@ -32,13 +32,17 @@ class EarlyFollowUpTest {
             KeyPreservingAssignorConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, ACCEPTABLE,
             KeyPreservingAssignorConfig.PROBING_INTERVAL_MS_CONFIG, PROBING_MS);
 
-    /** A listener that counts how often its lags are asked for. */
+    /** A listener that counts how often its lags are asked for, and fails when told to. */
     private static final class CountingListener extends ScriptedListener {
         int lagCalls;
+        boolean failing;
 
         @Override
         public Map<TaskRef, Long> lags() {
             lagCalls++;
+            if (failing) {
+                throw new IllegalStateException("store closed");
+            }
             return super.lags();
         }
     }
@@ -148,5 +152,15 @@ class EarlyFollowUpTest {
         assertThat(FollowUpRebalance.triggerIfDue(stateless, group.now + 1_000)).as("stateless").isFalse();
         assertThat(owner.reasons).isEmpty();
         assertThat(stateless.reasons).isEmpty();
+    }
+
+    @Test
+    void shouldWaitForTheDeadlineWhenTheListenerFails() {
+        scaleOut();
+        newcomer.warming.forEach(task -> newcomer.lags.put(task, 0L));
+        newcomer.failing = true;
+        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.now)).as("no lags, no early request").isFalse();
+        newcomer.failing = false;
+        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.now + 1_000)).as("lags again").isTrue();
     }
 }
