@@ -1,5 +1,6 @@
 package io.kscale.assignor;
 
+import java.util.Optional;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
@@ -28,11 +29,22 @@ import org.slf4j.LoggerFactory;
  * delay (at least 10 seconds, at most
  * {@value KeyPreservingAssignorConfig#PROBING_INTERVAL_MS_CONFIG}), so clock skew between
  * members only shifts it by the skew. Each deadline triggers one rebalance at most.
+ *
+ * <p>A member with a {@link TaskStateListener} does not wait for the deadline once one of its
+ * warmups has caught up: every second at most, the check asks the listener for its lags, and a
+ * warmup with lag at most {@value KeyPreservingAssignorConfig#ACCEPTABLE_RECOVERY_LAG_CONFIG}
+ * triggers the rebalance at once (once per assignment, at least 10 seconds apart, never while
+ * the member is in a rebalance; see {@link EarlyFollowUp}). The leader's deadline is an estimate
+ * from the lags it saw; the member sees its restore progress, so a scale-out finishes as soon as
+ * the state is there rather than a probing interval later.
  */
 public final class FollowUpRebalance {
 
     /** The reason given to {@link Consumer#enforceRebalance(String)}, also in the consumer's log. */
     public static final String REASON = "kscale follow-up: warmups caught up";
+
+    /** The reason given when a warmup of this member caught up before the deadline. */
+    public static final String EARLY_REASON = "kscale follow-up: a warmup of this member caught up";
 
     private static final Logger LOG = LoggerFactory.getLogger(FollowUpRebalance.class);
 
@@ -41,7 +53,8 @@ public final class FollowUpRebalance {
 
     /**
      * Asks for a rebalance if this member's follow-up deadline has passed and it has not asked
-     * for this deadline yet. Cheap when nothing is due: one map lookup.
+     * for this deadline yet, or if one of its warmups has caught up (see the class comment). Cheap
+     * when nothing is due: a map lookup, and once a second at most the listener's lags.
      *
      * @param consumer a consumer of a group assigned by {@link KeyPreservingAssignor}; call from its poll thread
      * @return whether a rebalance was requested; the next {@code poll} runs it
@@ -58,18 +71,33 @@ public final class FollowUpRebalance {
         } catch (InvalidGroupIdException e) {
             return false;
         }
-        if (!MemberLayouts.claimFollowUp(group.groupId(), group.memberId(), nowMs)) {
+        String reason = dueReason(group.groupId(), group.memberId(), nowMs);
+        if (reason == null) {
             return false;
         }
         try {
-            consumer.enforceRebalance(REASON);
+            consumer.enforceRebalance(reason);
         } catch (IllegalStateException e) {
             LOG.warn("Could not trigger the follow-up rebalance of member {} of group {}: {}", group.memberId(),
                     group.groupId(), e.getMessage());
             return false;
         }
-        LOG.info("Member {} of group {}: follow-up deadline passed, rebalancing so that caught-up warmups take "
-                + "their tasks over", group.memberId(), group.groupId());
+        LOG.info("Member {} of group {}: {}; rebalancing so that caught-up warmups take their tasks over",
+                group.memberId(), group.groupId(), REASON.equals(reason) ? "follow-up deadline passed" : "a warmup caught up");
         return true;
+    }
+
+    /** @return the reason to rebalance now, or null; claims what it returns */
+    private static String dueReason(String groupId, String memberId, long nowMs) {
+        if (MemberLayouts.claimFollowUp(groupId, memberId, nowMs)) {
+            return REASON;
+        }
+        Optional<EarlyFollowUp> early = MemberLayouts.earlyFollowUp(groupId, memberId);
+        if (early.isPresent() && early.get().claim(nowMs)) {
+            // The rebalance asked for now replaces the deadline's: claim it so it cannot fire too.
+            MemberLayouts.claimFollowUp(groupId, memberId, Long.MAX_VALUE);
+            return EARLY_REASON;
+        }
+        return null;
     }
 }

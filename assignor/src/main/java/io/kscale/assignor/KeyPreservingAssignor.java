@@ -66,6 +66,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private LongSupplier clock = System::currentTimeMillis;
     /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
     private Optional<MemberTaskState> taskState = Optional.empty();
+    /** Present with {@link #taskState}: asks for the follow-up as soon as a warmup has caught up. */
+    private Optional<EarlyFollowUp> earlyFollowUp = Optional.empty();
 
     /** What this member learnt from its last assignment; reported in its next subscription. */
     private GroupLayout knownLayout = GroupLayout.empty();
@@ -81,6 +83,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         this.config = new KeyPreservingAssignorConfig(configs);
         this.metrics = new AssignorMetrics(config.clientId());
         this.taskState = config.taskStateListener().map(MemberTaskState::new);
+        this.earlyFollowUp = taskState.map(state -> new EarlyFollowUp(state, config.acceptableRecoveryLag(),
+                config.placementSettings().minFollowUpDelay()));
         if (config.layoutStoreEnabled() && !config.groupId().isEmpty()) {
             this.store = new KafkaLayoutStore(config.groupId(), config.layoutStoreTopic(),
                     config.layoutStoreReplicationFactor(), config.layoutStoreTimeout(), configs);
@@ -108,6 +112,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
 
     @Override
     public ByteBuffer subscriptionUserData(Set<String> topics) {
+        earlyFollowUp.ifPresent(EarlyFollowUp::joining);
         Map<String, MemberReport.TopicLags> lags = taskState.map(state -> state.lags(topics, knownLayout))
                 .orElse(Map.of());
         return new MemberReport(generation, ownedTasks, knownLayout, taskState.isPresent(), lags).encode();
@@ -135,14 +140,15 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         ownedTasks = ownedTasks(assignment.partitions(), knownLayout);
         metrics.layoutEpoch(knownLayout.epoch());
         OptionalLong followUp = info.map(AssignmentInfo::followUpDeadline).orElse(OptionalLong.empty());
-        MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout, followUp);
         taskState.ifPresent(state -> {
             state.assigned(info, assignment.partitions(), knownLayout);
+            earlyFollowUp.ifPresent(EarlyFollowUp::assigned);
             if (!state.warmups().isEmpty()) {
                 log.info("Generation {}: warming up {}; follow-up rebalance at {} (epoch ms)", metadata.generationId(),
                         state.warmups(), followUp.isPresent() ? followUp.getAsLong() : "none");
             }
         });
+        MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout, followUp, earlyFollowUp);
     }
 
     /** The tasks of the partitions assigned, per topic, for the next subscription (EAGER needs them). */

@@ -1,6 +1,7 @@
 package io.kscale.assignor;
 
 import io.kscale.assignor.layout.GroupLayout;
+import java.util.Objects;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -9,8 +10,9 @@ import java.util.OptionalLong;
 /**
  * What each consumer in this JVM received with its latest assignment, by group and member id:
  * the layout, so that member-side helpers ({@link ExpansionBarrier}) can tell which partitions
- * share a task, and the follow-up deadline, for {@link FollowUpRebalance}; neither has access to
- * the assignor instance (the consumer creates it and keeps it private).
+ * share a task, and the follow-up deadline and a stateful member's {@link EarlyFollowUp}, for
+ * {@link FollowUpRebalance}; neither helper has access to the assignor instance (the consumer
+ * creates it and keeps it private).
  *
  * <p>Keyed by group id and member id, which {@code consumer.groupMetadata()} also returns. Member
  * ids change when a consumer rejoins as new, so the map keeps only the most recently updated
@@ -33,15 +35,17 @@ final class MemberLayouts {
     }
 
     static void publish(String groupId, String memberId, GroupLayout layout) {
-        publish(groupId, memberId, layout, OptionalLong.empty());
+        publish(groupId, memberId, layout, OptionalLong.empty(), Optional.empty());
     }
 
     /**
      * @param followUpDeadline epoch ms after which the member should rebalance, if the leader asked for it
+     * @param earlyFollowUp when a stateful member may ask before the deadline; empty for a stateless member
      */
-    static void publish(String groupId, String memberId, GroupLayout layout, OptionalLong followUpDeadline) {
+    static void publish(String groupId, String memberId, GroupLayout layout, OptionalLong followUpDeadline,
+            Optional<EarlyFollowUp> earlyFollowUp) {
         synchronized (LATEST) {
-            LATEST.put(key(groupId, memberId), new Latest(layout, followUpDeadline));
+            LATEST.put(key(groupId, memberId), new Latest(layout, followUpDeadline, earlyFollowUp));
         }
     }
 
@@ -57,6 +61,17 @@ final class MemberLayouts {
         synchronized (LATEST) {
             Latest latest = LATEST.get(key(groupId, memberId));
             return latest == null || latest.claimed ? OptionalLong.empty() : latest.followUpDeadline;
+        }
+    }
+
+    /**
+     * @return the member's early follow-up check, if it is stateful; its own guards say when it
+     *         fires (call it outside this registry's lock: it asks the application for lags)
+     */
+    static Optional<EarlyFollowUp> earlyFollowUp(String groupId, String memberId) {
+        synchronized (LATEST) {
+            Latest latest = LATEST.get(key(groupId, memberId));
+            return latest == null ? Optional.empty() : latest.earlyFollowUp;
         }
     }
 
@@ -86,11 +101,13 @@ final class MemberLayouts {
     private static final class Latest {
         final GroupLayout layout;
         final OptionalLong followUpDeadline;
+        final Optional<EarlyFollowUp> earlyFollowUp;
         boolean claimed;
 
-        Latest(GroupLayout layout, OptionalLong followUpDeadline) {
+        Latest(GroupLayout layout, OptionalLong followUpDeadline, Optional<EarlyFollowUp> earlyFollowUp) {
             this.layout = layout;
             this.followUpDeadline = followUpDeadline;
+            this.earlyFollowUp = Objects.requireNonNull(earlyFollowUp, "earlyFollowUp");
         }
     }
 }

@@ -166,4 +166,33 @@ final class MemberTaskState {
     SortedSet<TaskRef> warmups() {
         return warmups;
     }
+
+    /**
+     * Asks the listener for its lags now and names the warmups that have caught up, for
+     * {@link EarlyFollowUp}.
+     *
+     * @param acceptableRecoveryLag the largest lag of a caught-up copy
+     * @return the warmups whose reported lag is from 0 to {@code acceptableRecoveryLag}; empty if
+     *         the listener failed
+     */
+    SortedSet<TaskRef> caughtUpWarmups(long acceptableRecoveryLag) {
+        if (warmups.isEmpty()) {
+            return Collections.emptySortedSet();
+        }
+        Map<TaskRef, Long> reported;
+        try {
+            reported = listener.lags();
+        } catch (RuntimeException e) {
+            log.warn("TaskStateListener.lags() of {} failed; not checking whether warmups caught up", listener, e);
+            return Collections.emptySortedSet();
+        }
+        SortedSet<TaskRef> caughtUp = new TreeSet<>();
+        for (TaskRef task : warmups) {
+            Long lag = reported == null ? null : reported.get(task);
+            if (lag != null && lag >= 0 && lag <= acceptableRecoveryLag) {
+                caughtUp.add(task);
+            }
+        }
+        return caughtUp;
+    }
 }

@@ -46,7 +46,11 @@ public interface TaskStateListener {
     /**
      * How many records this member's local state of each task is behind, for every task it has
      * state of: those it runs, warms up, or kept from before (a restart, say). Called each time
-     * the member joins a rebalance, for its subscription.
+     * the member joins a rebalance, for its subscription, and, while the member warms tasks up,
+     * by {@link FollowUpRebalance#triggerIfDue} at most once a second: as soon as a warmup's lag
+     * is at most {@value KeyPreservingAssignorConfig#ACCEPTABLE_RECOVERY_LAG_CONFIG}, the member
+     * asks for the rebalance that moves it. Keep it cheap (no network call on the poll thread):
+     * report the lags your restore threads last saw.
      *
      * @return records behind by task, each 0 or more; a task left out means no state here. Entries
      *         with a negative or null lag, or for a task the group no longer has, are ignored.

@@ -47,7 +47,7 @@ class FollowUpRebalanceTest {
         }
 
         void assignedWithDeadline(OptionalLong deadline) {
-            MemberLayouts.publish(group.groupId(), group.memberId(), GroupLayout.empty(), deadline);
+            MemberLayouts.publish(group.groupId(), group.memberId(), GroupLayout.empty(), deadline, Optional.empty());
         }
     }
 
