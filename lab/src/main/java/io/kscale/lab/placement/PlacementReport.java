@@ -1,0 +1,111 @@
+package io.kscale.lab.placement;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Renders phase results: an aligned text table for the terminal and a CSV file. */
+public final class PlacementReport {
+
+    private static final String FORMAT = "%-22s %-26s %-18s %6s %9s %10s %6s %7s %9s %9s %9s%n";
+    private static final String TOTAL = "all";
+
+    private PlacementReport() {
+    }
+
+    /**
+     * The table: one row per scenario, phase and assignor, then one total row per assignor.
+     * "rounds" and "balanced s" of a total are sums over the phases, or "-" if a phase never
+     * balanced.
+     */
+    public static String table(List<PhaseResult> results) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, FORMAT, "scenario", "phase", "assignor", "rounds", "balanced", "rebalances",
+                "moves", "warmups", "restored", "downtime", "avoidable"));
+        out.append(String.format(Locale.ROOT, FORMAT, "", "", "", "", "after s", "", "", "", "M records", "task-s",
+                "task-s"));
+        String previous = null;
+        for (PhaseResult result : results) {
+            String key = result.scenario() + "/" + result.phase();
+            if (previous != null && !previous.equals(key)) {
+                out.append(System.lineSeparator());
+            }
+            previous = key;
+            row(out, result.scenario(), result.phase(), result.assignor(), rounds(result), seconds(result),
+                    result.rebalances(), result.totals());
+        }
+        out.append(System.lineSeparator());
+        totals(results).forEach((assignor, total) -> row(out, TOTAL, "", assignor,
+                total.converged ? Integer.toString(total.rounds) : "-",
+                total.converged ? Long.toString(total.seconds) : "-", total.rebalances, total.totals));
+        return out.toString();
+    }
+
+    /** Writes the results as CSV, one line per phase and assignor; returns the file. */
+    public static Path writeCsv(List<PhaseResult> results, Path dir, String fileName) {
+        StringBuilder csv = new StringBuilder("scenario,phase,assignor,rounds_to_balance,seconds_to_balance,rebalances,"
+                + "moves,warmups,restored_records,downtime_task_seconds,avoidable_downtime_task_seconds,settled\n");
+        for (PhaseResult r : results) {
+            World.Totals t = r.totals();
+            csv.append(String.join(",", r.scenario(), "\"" + r.phase() + "\"", r.assignor(),
+                    r.roundsToBalance().isPresent() ? Integer.toString(r.roundsToBalance().getAsInt()) : "",
+                    r.secondsToBalance().isPresent() ? Long.toString(r.secondsToBalance().getAsLong()) : "",
+                    Integer.toString(r.rebalances()), Long.toString(t.moves()), Long.toString(t.warmups()),
+                    Long.toString(t.restoredRecords()), Long.toString(t.downtimeSeconds()),
+                    Long.toString(t.avoidableDowntimeSeconds()), Boolean.toString(r.settled()))).append('\n');
+        }
+        try {
+            Files.createDirectories(dir);
+            Path file = dir.resolve(fileName);
+            Files.writeString(file, csv);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the placement report to " + dir, e);
+        }
+    }
+
+    private static void row(StringBuilder out, String scenario, String phase, String assignor, String rounds,
+                            String seconds, int rebalances, World.Totals t) {
+        out.append(String.format(Locale.ROOT, FORMAT, scenario, phase, assignor, rounds, seconds, rebalances, t.moves(),
+                t.warmups(), String.format(Locale.ROOT, "%.1f", t.restoredRecords() / 1e6), t.downtimeSeconds(),
+                t.avoidableDowntimeSeconds()));
+    }
+
+    private static String rounds(PhaseResult result) {
+        return result.roundsToBalance().isPresent() ? Integer.toString(result.roundsToBalance().getAsInt()) : "never";
+    }
+
+    private static String seconds(PhaseResult result) {
+        return result.secondsToBalance().isPresent() ? Long.toString(result.secondsToBalance().getAsLong()) : "never";
+    }
+
+    private static Map<String, Total> totals(List<PhaseResult> results) {
+        Map<String, Total> totals = new LinkedHashMap<>();
+        for (PhaseResult result : results) {
+            totals.computeIfAbsent(result.assignor(), name -> new Total()).add(result);
+        }
+        return totals;
+    }
+
+    /** Sums of one assignor's phases. */
+    private static final class Total {
+        boolean converged = true;
+        int rounds;
+        long seconds;
+        int rebalances;
+        World.Totals totals = World.Totals.ZERO;
+
+        void add(PhaseResult result) {
+            converged &= result.roundsToBalance().isPresent();
+            rounds += result.roundsToBalance().orElse(0);
+            seconds += result.secondsToBalance().orElse(0);
+            rebalances += result.rebalances();
+            totals = totals.plus(result.totals());
+        }
+    }
+}
