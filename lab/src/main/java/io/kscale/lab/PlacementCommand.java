@@ -108,6 +108,8 @@ final class PlacementCommand implements Callable<Integer> {
         }
         out.println();
         out.print(PlacementReport.table(results));
+        out.println();
+        out.print(PlacementReport.legend());
         String name = "placement-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".csv";
         Path csv = PlacementReport.writeCsv(results, reportDir, name);
         out.println();

@@ -46,6 +46,21 @@ public final class PlacementReport {
         return out.toString();
     }
 
+    /** @return what the columns mean, for under the table */
+    public static String legend() {
+        return String.join(System.lineSeparator(),
+                "rounds: the rebalance (1 = the one the change caused) from which the active assignment was balanced"
+                        + " (active tasks per thread within one of each other) and never changed again in the phase;",
+                "balanced after s: simulated seconds from the change to that rebalance; rebalances: all of the phase;",
+                "moves: active tasks that left a client still in the group; warmups: standby or warmup copies placed"
+                        + " on a client more than the acceptable lag behind;",
+                "restored: changelog records restored by all copies; downtime: task-seconds an active task was"
+                        + " restoring; avoidable: the part on a task placed more than the acceptable lag behind while"
+                        + " another client was within it.",
+                "Each client's restore rate is shared by the copies it restores at once. \"all\": sums over the phases.")
+                + System.lineSeparator();
+    }
+
     /** Writes the results as CSV, one line per phase and assignor; returns the file. */
     public static Path writeCsv(List<PhaseResult> results, Path dir, String fileName) {
         StringBuilder csv = new StringBuilder("scenario,phase,assignor,rounds_to_balance,seconds_to_balance,rebalances,"
