@@ -12,7 +12,7 @@ import java.util.Map;
 /** Renders phase results: an aligned text table for the terminal and a CSV file. */
 public final class PlacementReport {
 
-    private static final String FORMAT = "%-22s %-26s %-18s %6s %9s %10s %6s %7s %9s %9s %9s%n";
+    private static final String FORMAT = "%-22s %-26s %-18s %6s %9s %11s %6s %7s %9s %9s %9s%n";
     private static final String TOTAL = "all";
 
     private PlacementReport() {

@@ -32,6 +32,7 @@ public final class World {
 
     /** What a client's offset holds when it has no local state of a task. */
     static final long NO_STATE = -1;
+    private static final int[] NOTHING = {};
 
     private final List<SimTask> tasks;
     private final Map<String, Integer> taskIndex = new HashMap<>();
@@ -39,6 +40,8 @@ public final class World {
     private final Map<String, SimClient> clients = new TreeMap<>();
     private final Map<String, long[]> offsets = new HashMap<>();
     private Map<String, Copies> assignment = new TreeMap<>();
+    /** Per client of {@link #assignment}: the stateful tasks it holds in any role, as ascending task indexes. */
+    private Map<String, int[]> held = new TreeMap<>();
     /** Per task, its active client in {@link #assignment}, or null. */
     private final String[] activeOwner;
     /** Per task: its active copy was placed behind while another client was caught up (at the last rebalance). */
@@ -83,6 +86,7 @@ public final class World {
             throw new IllegalArgumentException("client " + clientId + " is not in the group");
         }
         offsets.remove(clientId);
+        held.remove(clientId);
     }
 
     /** @return records the client's state of the task is behind its changelog; the whole changelog if it has none */
@@ -151,13 +155,17 @@ public final class World {
             avoidable[t] = tasks.get(t).stateful() && lag(owner, task) > acceptableRecoveryLag
                     && clients.keySet().stream().anyMatch(c -> lag(c, task) <= acceptableRecoveryLag);
         }
+        Map<String, int[]> nextHeld = new TreeMap<>();
         next.forEach((client, copies) -> {
+            int[] stateful = heldStateful(copies);
             long[] local = offsets.get(client);
-            for (int t : heldStateful(copies)) {
+            for (int t : stateful) {
                 local[t] = Math.max(local[t], 0);
             }
+            nextHeld.put(client, stateful);
         });
         assignment = next;
+        held = nextHeld;
     }
 
     /** Advances the clock by one second (see the class description). */
@@ -169,19 +177,18 @@ public final class World {
                 continue;
             }
             long next = end + tasks.get(t).writesPerSecond();
-            for (Map.Entry<String, Copies> entry : assignment.entrySet()) {
+            for (Map.Entry<String, int[]> entry : held.entrySet()) {
                 long[] local = offsets.get(entry.getKey());
-                if (local != null && local[t] == end && entry.getValue().holds(tasks.get(t).id())) {
+                if (local != null && local[t] == end && Arrays.binarySearch(entry.getValue(), t) >= 0) {
                     local[t] = next;
                 }
             }
             changelogEnd[t] = next;
         }
         for (SimClient client : clients.values()) {
-            Copies copies = assignment.getOrDefault(client.id(), Copies.NONE);
             long[] local = offsets.get(client.id());
             List<Integer> behind = new ArrayList<>();
-            for (int t : heldStateful(copies)) {
+            for (int t : held.getOrDefault(client.id(), NOTHING)) {
                 if (local[t] < changelogEnd[t]) {
                     behind.add(t);
                 }
@@ -191,7 +198,7 @@ public final class World {
             }
             long share = Math.max(1, client.restoreRecordsPerSecond() / behind.size());
             for (int t : behind) {
-                if (copies.active().contains(tasks.get(t).id())) {
+                if (client.id().equals(activeOwner[t])) {
                     downtimeSeconds++;
                     if (avoidable[t]) {
                         avoidableDowntimeSeconds++;
@@ -214,9 +221,9 @@ public final class World {
 
     /** Brings every assigned copy to its changelog end at once, without counting it: a settled start. */
     public void catchUpAssigned() {
-        assignment.forEach((client, copies) -> {
+        held.forEach((client, stateful) -> {
             long[] local = offsets.get(client);
-            for (int t : heldStateful(copies)) {
+            for (int t : stateful) {
                 local[t] = changelogEnd[t];
             }
         });
@@ -229,9 +236,9 @@ public final class World {
                 return false;
             }
         }
-        for (Map.Entry<String, Copies> entry : assignment.entrySet()) {
+        for (Map.Entry<String, int[]> entry : held.entrySet()) {
             long[] local = offsets.get(entry.getKey());
-            for (int t : heldStateful(entry.getValue())) {
+            for (int t : entry.getValue()) {
                 if (local[t] != changelogEnd[t]) {
                     return false;
                 }
