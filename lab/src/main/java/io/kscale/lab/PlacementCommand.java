@@ -57,6 +57,11 @@ final class PlacementCommand implements Callable<Integer> {
             description = "Seed of the scenarios' random draws (default: ${DEFAULT-VALUE}).")
     private long seed;
 
+    @Option(names = "--seeds", defaultValue = "1", paramLabel = "N",
+            description = "Runs the scenarios for N seeds, --seed and the next ones; with more than one, prints the"
+                    + " totals per kind of phase instead of one row per phase (default: ${DEFAULT-VALUE}).")
+    private int seeds;
+
     @Option(names = "--scenarios", split = ",", paramLabel = "NAME",
             defaultValue = "scale-out-1-3,scale-out-3-6,scale-out-3-6-standby,random,random-standby",
             description = "Scenarios to run, in order (default: ${DEFAULT-VALUE}).")
@@ -88,26 +93,22 @@ final class PlacementCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         SimSettings settings = settings();
-        List<PlacementScenario> chosen = PlacementScenarios.of(scenarios, seed, settings);
+        if (seeds < 1) {
+            throw new IllegalArgumentException("--seeds is " + seeds + "; it must be at least 1");
+        }
         List<SimAssignor> peers = assignors();
-        out.println(String.format(Locale.ROOT, "Seed %d; acceptable recovery lag %d records, %d warmups, probing"
-                        + " interval %d s; standbys per scenario. Simulated, no cluster.", seed,
-                settings.acceptableRecoveryLag(), settings.maxWarmups(), settings.probingInterval().toSeconds()));
+        out.println(String.format(Locale.ROOT, "Seed %s; acceptable recovery lag %d records, %d warmups, probing"
+                        + " interval %d s; standbys per scenario. Simulated, no cluster.",
+                seeds == 1 ? Long.toString(seed) : seed + " to " + (seed + seeds - 1), settings.acceptableRecoveryLag(),
+                settings.maxWarmups(), settings.probingInterval().toSeconds()));
         List<PhaseResult> results = new ArrayList<>();
-        for (PlacementScenario scenario : chosen) {
-            List<List<PhaseResult>> byAssignor = new ArrayList<>();
-            for (SimAssignor assignor : peers) {
-                byAssignor.add(Simulation.run(scenario, assignor));
-            }
-            // Phase by phase, every assignor's row next to the others.
-            for (int phase = 0; phase < scenario.changes().size(); phase++) {
-                for (List<PhaseResult> phases : byAssignor) {
-                    results.add(phases.get(phase));
-                }
+        for (long s = seed; s < seed + seeds; s++) {
+            for (PlacementScenario scenario : PlacementScenarios.of(scenarios, s, settings)) {
+                results.addAll(play(scenario, peers));
             }
         }
         out.println();
-        out.print(PlacementReport.table(results));
+        out.print(seeds == 1 ? PlacementReport.table(results) : PlacementReport.summary(results));
         out.println();
         out.print(PlacementReport.legend());
         String name = "placement-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".csv";
@@ -116,6 +117,21 @@ final class PlacementCommand implements Callable<Integer> {
         out.println("CSV: " + csv.toAbsolutePath());
         out.flush();
         return 0;
+    }
+
+    /** @return the scenario's phases for every assignor, each phase's rows next to each other */
+    private static List<PhaseResult> play(PlacementScenario scenario, List<SimAssignor> peers) {
+        List<List<PhaseResult>> byAssignor = new ArrayList<>();
+        for (SimAssignor assignor : peers) {
+            byAssignor.add(Simulation.run(scenario, assignor));
+        }
+        List<PhaseResult> results = new ArrayList<>();
+        for (int phase = 0; phase < scenario.changes().size(); phase++) {
+            for (List<PhaseResult> phases : byAssignor) {
+                results.add(phases.get(phase));
+            }
+        }
+        return results;
     }
 
     /** The parsed settings; throws {@link IllegalArgumentException} for bad values. */

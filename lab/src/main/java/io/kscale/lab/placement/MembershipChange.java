@@ -18,6 +18,11 @@ public record MembershipChange(String label, List<String> leaving, List<SimClien
         joining = List.copyOf(joining);
     }
 
+    /** @return "join", "leave", or "crash" for a change where clients leave and others join */
+    public String kind() {
+        return leaving.isEmpty() ? "join" : joining.isEmpty() ? "leave" : "crash";
+    }
+
     /** Clients join. */
     public static MembershipChange join(String label, List<SimClient> clients) {
         return new MembershipChange(label, List.of(), clients);

@@ -8,7 +8,9 @@ import java.util.OptionalLong;
  * more follow-up rebalances and every copy had caught up.
  *
  * @param scenario the scenario name
+ * @param seed the scenario's seed
  * @param phase the membership change's label
+ * @param kind what kind of change: join, leave or crash, with ", standby" when the scenario keeps standbys
  * @param assignor the assignor name
  * @param rebalances rebalances in the phase, follow-ups included
  * @param roundsToBalance the rebalance (1 is the one the change caused) from which the active
@@ -18,6 +20,6 @@ import java.util.OptionalLong;
  * @param totals downtime, restored records, moves and warmups of the phase
  * @param settled whether the phase settled within the simulation's cut-off
  */
-public record PhaseResult(String scenario, String phase, String assignor, int rebalances, OptionalInt roundsToBalance,
+public record PhaseResult(String scenario, long seed, String phase, String kind, String assignor, int rebalances, OptionalInt roundsToBalance,
                           OptionalLong secondsToBalance, World.Totals totals, boolean settled) {
 }

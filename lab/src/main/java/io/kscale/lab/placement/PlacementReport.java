@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
 
 /** Renders phase results: an aligned text table for the terminal and a CSV file. */
 public final class PlacementReport {
@@ -25,10 +27,7 @@ public final class PlacementReport {
      */
     public static String table(List<PhaseResult> results) {
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, FORMAT, "scenario", "phase", "assignor", "rounds", "balanced", "rebalances",
-                "moves", "warmups", "restored", "downtime", "avoidable"));
-        out.append(String.format(Locale.ROOT, FORMAT, "", "", "", "", "after s", "", "", "", "M records", "task-s",
-                "task-s"));
+        header(out, "scenario", "phase");
         String previous = null;
         for (PhaseResult result : results) {
             String key = result.scenario() + "/" + result.phase();
@@ -40,9 +39,30 @@ public final class PlacementReport {
                     result.rebalances(), result.totals());
         }
         out.append(System.lineSeparator());
-        totals(results).forEach((assignor, total) -> row(out, TOTAL, "", assignor,
-                total.converged ? Integer.toString(total.rounds) : "-",
-                total.converged ? Long.toString(total.seconds) : "-", total.rebalances, total.totals));
+        totals(results, result -> TOTAL).forEach((key, total) -> total.appendTo(out, key));
+        return out.toString();
+    }
+
+    /**
+     * The summary of many runs (several seeds, say): one row per kind of phase (join, crash,
+     * leave; with or without standbys) and assignor, summed over the phases, then one total row
+     * per assignor. "rounds" and "balanced s" are "-" if a phase never balanced.
+     */
+    public static String summary(List<PhaseResult> results) {
+        StringBuilder out = new StringBuilder();
+        header(out, "kind", "phases");
+        Map<String, Total> byKind = totals(results, PhaseResult::kind);
+        String previous = null;
+        for (Map.Entry<String, Total> entry : new TreeMap<>(byKind).entrySet()) {
+            String kind = entry.getKey().substring(0, entry.getKey().indexOf('|'));
+            if (previous != null && !previous.equals(kind)) {
+                out.append(System.lineSeparator());
+            }
+            previous = kind;
+            entry.getValue().appendTo(out, entry.getKey());
+        }
+        out.append(System.lineSeparator());
+        totals(results, result -> TOTAL).forEach((key, total) -> total.appendTo(out, key));
         return out.toString();
     }
 
@@ -61,13 +81,21 @@ public final class PlacementReport {
                 + System.lineSeparator();
     }
 
+    private static void header(StringBuilder out, String first, String second) {
+        out.append(String.format(Locale.ROOT, FORMAT, first, second, "assignor", "rounds", "balanced", "rebalances",
+                "moves", "warmups", "restored", "downtime", "avoidable"));
+        out.append(String.format(Locale.ROOT, FORMAT, "", "", "", "", "after s", "", "", "", "M records", "task-s",
+                "task-s"));
+    }
+
     /** Writes the results as CSV, one line per phase and assignor; returns the file. */
     public static Path writeCsv(List<PhaseResult> results, Path dir, String fileName) {
-        StringBuilder csv = new StringBuilder("scenario,phase,assignor,rounds_to_balance,seconds_to_balance,rebalances,"
+        StringBuilder csv = new StringBuilder("scenario,seed,phase,kind,assignor,rounds_to_balance,seconds_to_balance,rebalances,"
                 + "moves,warmups,restored_records,downtime_task_seconds,avoidable_downtime_task_seconds,settled\n");
         for (PhaseResult r : results) {
             World.Totals t = r.totals();
-            csv.append(String.join(",", r.scenario(), "\"" + r.phase() + "\"", r.assignor(),
+            csv.append(String.join(",", r.scenario(), Long.toString(r.seed()), "\"" + r.phase() + "\"",
+                    "\"" + r.kind() + "\"", r.assignor(),
                     r.roundsToBalance().isPresent() ? Integer.toString(r.roundsToBalance().getAsInt()) : "",
                     r.secondsToBalance().isPresent() ? Long.toString(r.secondsToBalance().getAsLong()) : "",
                     Integer.toString(r.rebalances()), Long.toString(t.moves()), Long.toString(t.warmups()),
@@ -99,23 +127,33 @@ public final class PlacementReport {
         return result.secondsToBalance().isPresent() ? Long.toString(result.secondsToBalance().getAsLong()) : "never";
     }
 
-    private static Map<String, Total> totals(List<PhaseResult> results) {
+    /** @return sums by group and assignor, keyed "group|assignor", in first-seen order */
+    private static Map<String, Total> totals(List<PhaseResult> results, Function<PhaseResult, String> group) {
         Map<String, Total> totals = new LinkedHashMap<>();
         for (PhaseResult result : results) {
-            totals.computeIfAbsent(result.assignor(), name -> new Total()).add(result);
+            totals.computeIfAbsent(group.apply(result) + "|" + result.assignor(), key -> new Total()).add(result);
         }
         return totals;
     }
 
     /** Sums of one assignor's phases. */
     private static final class Total {
+        int phases;
         boolean converged = true;
         int rounds;
         long seconds;
         int rebalances;
         World.Totals totals = World.Totals.ZERO;
 
+        void appendTo(StringBuilder out, String key) {
+            int bar = key.indexOf('|');
+            row(out, key.substring(0, bar), phases + (phases == 1 ? " phase" : " phases"), key.substring(bar + 1),
+                    converged ? Integer.toString(rounds) : "-", converged ? Long.toString(seconds) : "-", rebalances,
+                    totals);
+        }
+
         void add(PhaseResult result) {
+            phases++;
             converged &= result.roundsToBalance().isPresent();
             rounds += result.roundsToBalance().orElse(0);
             seconds += result.secondsToBalance().orElse(0);

@@ -12,12 +12,13 @@ import java.util.Set;
  * has passed.
  *
  * @param name short name for the command line and the report
+ * @param seed the seed it was drawn from
  * @param tasks the tasks
  * @param initialClients the clients at the start
  * @param changes the membership changes, in order
  * @param settings what both assignors are told
  */
-public record PlacementScenario(String name, List<SimTask> tasks, List<SimClient> initialClients,
+public record PlacementScenario(String name, long seed, List<SimTask> tasks, List<SimClient> initialClients,
                                 List<MembershipChange> changes, SimSettings settings) {
 
     public PlacementScenario {

@@ -50,11 +50,11 @@ public final class PlacementScenarios {
         for (String name : names) {
             Random random = new Random(seed * 1_000_003L + name.hashCode());
             scenarios.add(switch (name) {
-                case "scale-out-1-3" -> scaleOut(name, random, 1, 3, 6, 0, settings.withStandbys(0));
-                case "scale-out-3-6" -> scaleOut(name, random, 3, 6, 12, 6, settings.withStandbys(0));
-                case "scale-out-3-6-standby" -> scaleOut(name, random, 3, 6, 12, 6, settings.withStandbys(1));
-                case "random" -> randomCluster(name, random, settings.withStandbys(0));
-                case "random-standby" -> randomCluster(name, random, settings.withStandbys(1));
+                case "scale-out-1-3" -> scaleOut(name, seed, random, 1, 3, 6, 0, settings.withStandbys(0));
+                case "scale-out-3-6" -> scaleOut(name, seed, random, 3, 6, 12, 6, settings.withStandbys(0));
+                case "scale-out-3-6-standby" -> scaleOut(name, seed, random, 3, 6, 12, 6, settings.withStandbys(1));
+                case "random" -> randomCluster(name, seed, random, settings.withStandbys(0));
+                case "random-standby" -> randomCluster(name, seed, random, settings.withStandbys(1));
                 default -> throw new IllegalArgumentException("unknown scenario '" + name + "'; known: "
                         + String.join(", ", NAMES));
             });
@@ -62,7 +62,7 @@ public final class PlacementScenarios {
         return scenarios;
     }
 
-    private static PlacementScenario scaleOut(String name, Random random, int from, int to, int partitions,
+    private static PlacementScenario scaleOut(String name, long seed, Random random, int from, int to, int partitions,
                                               int stateless, SimSettings settings) {
         List<SimTask> tasks = new ArrayList<>();
         statefulSubtopologies(random, tasks, 2, (sub, r) -> partitions);
@@ -70,10 +70,10 @@ public final class PlacementScenarios {
         List<SimClient> initial = clients(random, 1, from, r -> 2);
         List<SimClient> joining = clients(random, from + 1, to - from, r -> 2);
         MembershipChange change = MembershipChange.join(String.format(Locale.ROOT, "%d -> %d instances", from, to), joining);
-        return new PlacementScenario(name, tasks, initial, List.of(change), settings);
+        return new PlacementScenario(name, seed, tasks, initial, List.of(change), settings);
     }
 
-    private static PlacementScenario randomCluster(String name, Random random, SimSettings settings) {
+    private static PlacementScenario randomCluster(String name, long seed, Random random, SimSettings settings) {
         List<SimTask> tasks = new ArrayList<>();
         int subtopologies = 2 + random.nextInt(2);
         statefulSubtopologies(random, tasks, subtopologies, (sub, r) -> 4 + r.nextInt(9));
@@ -90,7 +90,7 @@ public final class PlacementScenarios {
                 MembershipChange.join(joining.id() + " joins", List.of(joining)),
                 MembershipChange.crashAndReplace(crashed.id() + " crashes, fresh " + replacement.id(), crashed.id(), replacement),
                 MembershipChange.leave(leaving + " leaves", List.of(leaving)));
-        return new PlacementScenario(name, tasks, initial, changes, settings);
+        return new PlacementScenario(name, seed, tasks, initial, changes, settings);
     }
 
     private static void statefulSubtopologies(Random random, List<SimTask> tasks, int count,

@@ -89,17 +89,18 @@ public final class Simulation {
         }
         boolean settled = quiet && world.settled();
         World.Totals totals = world.totals().since(before);
+        String kind = change.kind() + (scenario.settings().standbys() > 0 ? ", standby" : "");
         int last = actives.size() - 1;
         if (!settled || !Balance.isBalanced(actives.get(last), world.clients())) {
-            return new PhaseResult(scenario.name(), change.label(), assignor.name(), actives.size(), OptionalInt.empty(),
-                    OptionalLong.empty(), totals, settled);
+            return new PhaseResult(scenario.name(), scenario.seed(), change.label(), kind, assignor.name(), actives.size(),
+                    OptionalInt.empty(), OptionalLong.empty(), totals, settled);
         }
         int first = last;
         while (first > 0 && actives.get(first - 1).equals(actives.get(last))) {
             first--;
         }
-        return new PhaseResult(scenario.name(), change.label(), assignor.name(), actives.size(), OptionalInt.of(first + 1),
-                OptionalLong.of(times.get(first)), totals, true);
+        return new PhaseResult(scenario.name(), scenario.seed(), change.label(), kind, assignor.name(), actives.size(),
+                OptionalInt.of(first + 1), OptionalLong.of(times.get(first)), totals, true);
     }
 
     private static RoundDecision assign(World world, SimAssignor assignor, PlacementScenario scenario, String phase,

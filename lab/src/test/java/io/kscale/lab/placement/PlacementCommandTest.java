@@ -25,7 +25,7 @@ class PlacementCommandTest {
         int status = lab.execute("placement", "--help");
 
         assertThat(status).isZero();
-        assertThat(out.toString()).contains("Usage: kscale-lab placement").contains("--seed", "--scenarios",
+        assertThat(out.toString()).contains("Usage: kscale-lab placement").contains("--seed", "--seeds", "--scenarios",
                 "--assignors", "--acceptable-recovery-lag", "--max-warmup-replicas", "--probing-interval", "--report-dir");
         lab.getSubcommands().get("placement").getCommandSpec().options().forEach(option ->
                 assertThat(option.description()).as(option.longestName()).isNotEmpty());
@@ -43,8 +43,22 @@ class PlacementCommandTest {
         assertThat(out.toString()).contains("scale-out-1-3", "kscale", "kscale-no-rate", "high-availability", "CSV: ");
         try (Stream<Path> files = Files.list(dir)) {
             Path csv = files.findFirst().orElseThrow();
-            assertThat(Files.readAllLines(csv)).hasSize(4).first().asString().startsWith("scenario,phase,assignor");
+            assertThat(Files.readAllLines(csv)).hasSize(4).first().asString().startsWith("scenario,seed,phase,kind,assignor");
         }
+    }
+
+    @Test
+    void shouldSumThePhasesOfSeveralSeedsByKind(@TempDir Path dir) {
+        StringWriter out = new StringWriter();
+        CommandLine lab = KscaleLab.commandLine();
+        lab.setOut(new PrintWriter(out));
+
+        int status = lab.execute("placement", "--scenarios", "scale-out-1-3", "--seeds", "2", "--report-dir",
+                dir.toString());
+
+        assertThat(status).isZero();
+        assertThat(out.toString()).contains("Seed 42 to 43").containsPattern("join +2 phases +kscale ")
+                .doesNotContain("1 -> 3 instances");
     }
 
     @Test

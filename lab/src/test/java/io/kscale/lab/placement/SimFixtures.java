@@ -22,7 +22,7 @@ final class SimFixtures {
     /** Two stateful tasks of the given size that receive no writes; c01 runs both; c02 joins. */
     static PlacementScenario secondClientJoins(long stateRecords) {
         List<SimTask> tasks = List.of(SimTask.stateful(0, 0, stateRecords, 0), SimTask.stateful(0, 1, stateRecords, 0));
-        return new PlacementScenario("join", tasks, List.of(FIRST), List.of(MembershipChange.join("c02 joins",
+        return new PlacementScenario("join", 0, tasks, List.of(FIRST), List.of(MembershipChange.join("c02 joins",
                 List.of(SECOND))), SETTINGS);
     }
 
