@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The scenarios of {@code kscale-lab placement}, drawn from a seed. Each scenario draws from its
@@ -110,7 +111,7 @@ public final class PlacementScenarios {
     }
 
     private static List<SimClient> clients(Random random, int firstNumber, int count,
-                                           java.util.function.Function<Random, Integer> capacity) {
+                                           Function<Random, Integer> capacity) {
         List<SimClient> clients = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             clients.add(new SimClient(clientId(firstNumber + i), capacity.apply(random), drawRate(random)));

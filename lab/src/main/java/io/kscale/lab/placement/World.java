@@ -125,7 +125,7 @@ public final class World {
      * @throws IllegalStateException if the decision is not a valid assignment of this group
      */
     public void apply(RoundDecision decision, long acceptableRecoveryLag) {
-        check(decision);
+        DecisionCheck.check(decision, clients.keySet(), tasks);
         Map<String, Copies> next = new TreeMap<>();
         clients.keySet().forEach(id -> next.put(id, decision.clients().getOrDefault(id, Copies.NONE)));
         for (Map.Entry<String, Copies> entry : next.entrySet()) {
@@ -292,42 +292,6 @@ public final class World {
             return new Totals(downtimeSeconds - earlier.downtimeSeconds,
                     avoidableDowntimeSeconds - earlier.avoidableDowntimeSeconds,
                     restoredRecords - earlier.restoredRecords, moves - earlier.moves, warmups - earlier.warmups);
-        }
-    }
-
-    private void check(RoundDecision decision) {
-        Map<String, String> owners = new HashMap<>();
-        for (Map.Entry<String, Copies> entry : decision.clients().entrySet()) {
-            String client = entry.getKey();
-            Copies copies = entry.getValue();
-            if (!clients.containsKey(client)) {
-                throw new IllegalStateException("the decision assigns to " + client + ", which is not in the group");
-            }
-            for (String task : copies.active()) {
-                index(task);
-                String other = owners.put(task, client);
-                if (other != null) {
-                    throw new IllegalStateException("task " + task + " is active on " + other + " and " + client);
-                }
-                if (copies.holdsCopy(task)) {
-                    throw new IllegalStateException(client + " holds task " + task + " as active and as a copy");
-                }
-            }
-            for (String task : copiesOf(copies)) {
-                if (!tasks.get(index(task)).stateful()) {
-                    throw new IllegalStateException(client + " holds a copy of stateless task " + task);
-                }
-            }
-            Set<String> both = new HashSet<>(copies.standby());
-            both.retainAll(copies.warmup());
-            if (!both.isEmpty()) {
-                throw new IllegalStateException(client + " holds " + both + " as standby and as warmup");
-            }
-        }
-        for (SimTask task : tasks) {
-            if (!owners.containsKey(task.id())) {
-                throw new IllegalStateException("task " + task.id() + " is active nowhere");
-            }
         }
     }
 
