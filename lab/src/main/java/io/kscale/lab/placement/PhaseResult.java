@@ -13,6 +13,7 @@ import java.util.OptionalLong;
  * @param kind what kind of change: join, leave or crash, with ", standby" when the scenario keeps standbys
  * @param assignor the assignor name
  * @param rebalances rebalances in the phase, follow-ups included
+ * @param idleRebalances follow-up rebalances that moved no active task
  * @param roundsToBalance the rebalance (1 is the one the change caused) from which the active
  *                        assignment was balanced ({@link Balance}) and never changed again in the
  *                        phase; empty if the phase ended unbalanced or was cut off
@@ -20,6 +21,7 @@ import java.util.OptionalLong;
  * @param totals downtime, restored records, moves and warmups of the phase
  * @param settled whether the phase settled within the simulation's cut-off
  */
-public record PhaseResult(String scenario, long seed, String phase, String kind, String assignor, int rebalances, OptionalInt roundsToBalance,
+public record PhaseResult(String scenario, long seed, String phase, String kind, String assignor, int rebalances,
+                          int idleRebalances, OptionalInt roundsToBalance,
                           OptionalLong secondsToBalance, World.Totals totals, boolean settled) {
 }

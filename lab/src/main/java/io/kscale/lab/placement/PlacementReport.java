@@ -14,7 +14,7 @@ import java.util.function.Function;
 /** Renders phase results: an aligned text table for the terminal and a CSV file. */
 public final class PlacementReport {
 
-    private static final String FORMAT = "%-22s %-26s %-18s %6s %9s %11s %6s %7s %9s %9s %9s%n";
+    private static final String FORMAT = "%-22s %-26s %-18s %6s %9s %11s %5s %6s %7s %9s %9s %9s%n";
     private static final String TOTAL = "all";
 
     private PlacementReport() {
@@ -36,7 +36,7 @@ public final class PlacementReport {
             }
             previous = key;
             row(out, result.scenario(), result.phase(), result.assignor(), rounds(result), seconds(result),
-                    result.rebalances(), result.totals());
+                    result.rebalances(), result.idleRebalances(), result.totals());
         }
         out.append(System.lineSeparator());
         totals(results, result -> TOTAL).forEach((key, total) -> total.appendTo(out, key));
@@ -71,7 +71,8 @@ public final class PlacementReport {
         return String.join(System.lineSeparator(),
                 "rounds: the rebalance (1 = the one the change caused) from which the active assignment was balanced"
                         + " (active tasks per thread within one of each other) and never changed again in the phase;",
-                "balanced after s: simulated seconds from the change to that rebalance; rebalances: all of the phase;",
+                "balanced after s: simulated seconds from the change to that rebalance; rebalances: all of the phase;"
+                        + " idle: follow-ups that moved no active task;",
                 "moves: active tasks that left a client still in the group; warmups: standby or warmup copies placed"
                         + " on a client more than the acceptable lag behind;",
                 "restored: changelog records restored by all copies; downtime: task-seconds an active task was"
@@ -83,22 +84,23 @@ public final class PlacementReport {
 
     private static void header(StringBuilder out, String first, String second) {
         out.append(String.format(Locale.ROOT, FORMAT, first, second, "assignor", "rounds", "balanced", "rebalances",
-                "moves", "warmups", "restored", "downtime", "avoidable"));
-        out.append(String.format(Locale.ROOT, FORMAT, "", "", "", "", "after s", "", "", "", "M records", "task-s",
+                "idle", "moves", "warmups", "restored", "downtime", "avoidable"));
+        out.append(String.format(Locale.ROOT, FORMAT, "", "", "", "", "after s", "", "", "", "", "M records", "task-s",
                 "task-s"));
     }
 
     /** Writes the results as CSV, one line per phase and assignor; returns the file. */
     public static Path writeCsv(List<PhaseResult> results, Path dir, String fileName) {
         StringBuilder csv = new StringBuilder("scenario,seed,phase,kind,assignor,rounds_to_balance,seconds_to_balance,rebalances,"
-                + "moves,warmups,restored_records,downtime_task_seconds,avoidable_downtime_task_seconds,settled\n");
+                + "idle_rebalances,moves,warmups,restored_records,downtime_task_seconds,avoidable_downtime_task_seconds,settled\n");
         for (PhaseResult r : results) {
             World.Totals t = r.totals();
             csv.append(String.join(",", r.scenario(), Long.toString(r.seed()), "\"" + r.phase() + "\"",
                     "\"" + r.kind() + "\"", r.assignor(),
                     r.roundsToBalance().isPresent() ? Integer.toString(r.roundsToBalance().getAsInt()) : "",
                     r.secondsToBalance().isPresent() ? Long.toString(r.secondsToBalance().getAsLong()) : "",
-                    Integer.toString(r.rebalances()), Long.toString(t.moves()), Long.toString(t.warmups()),
+                    Integer.toString(r.rebalances()), Integer.toString(r.idleRebalances()), Long.toString(t.moves()),
+                    Long.toString(t.warmups()),
                     Long.toString(t.restoredRecords()), Long.toString(t.downtimeSeconds()),
                     Long.toString(t.avoidableDowntimeSeconds()), Boolean.toString(r.settled()))).append('\n');
         }
@@ -113,9 +115,9 @@ public final class PlacementReport {
     }
 
     private static void row(StringBuilder out, String scenario, String phase, String assignor, String rounds,
-                            String seconds, int rebalances, World.Totals t) {
-        out.append(String.format(Locale.ROOT, FORMAT, scenario, phase, assignor, rounds, seconds, rebalances, t.moves(),
-                t.warmups(), String.format(Locale.ROOT, "%.1f", t.restoredRecords() / 1e6), t.downtimeSeconds(),
+                            String seconds, int rebalances, int idle, World.Totals t) {
+        out.append(String.format(Locale.ROOT, FORMAT, scenario, phase, assignor, rounds, seconds, rebalances, idle,
+                t.moves(), t.warmups(), String.format(Locale.ROOT, "%.1f", t.restoredRecords() / 1e6), t.downtimeSeconds(),
                 t.avoidableDowntimeSeconds()));
     }
 
@@ -143,13 +145,14 @@ public final class PlacementReport {
         int rounds;
         long seconds;
         int rebalances;
+        int idle;
         World.Totals totals = World.Totals.ZERO;
 
         void appendTo(StringBuilder out, String key) {
             int bar = key.indexOf('|');
             row(out, key.substring(0, bar), phases + (phases == 1 ? " phase" : " phases"), key.substring(bar + 1),
                     converged ? Integer.toString(rounds) : "-", converged ? Long.toString(seconds) : "-", rebalances,
-                    totals);
+                    idle, totals);
         }
 
         void add(PhaseResult result) {
@@ -158,6 +161,7 @@ public final class PlacementReport {
             rounds += result.roundsToBalance().orElse(0);
             seconds += result.secondsToBalance().orElse(0);
             rebalances += result.rebalances();
+            idle += result.idleRebalances();
             totals = totals.plus(result.totals());
         }
     }

@@ -89,17 +89,23 @@ public final class Simulation {
         }
         boolean settled = quiet && world.settled();
         World.Totals totals = world.totals().since(before);
+        int idle = 0;
+        for (int round = 1; round < actives.size(); round++) {
+            if (actives.get(round).equals(actives.get(round - 1))) {
+                idle++;
+            }
+        }
         String kind = change.kind() + (scenario.settings().standbys() > 0 ? ", standby" : "");
         int last = actives.size() - 1;
         if (!settled || !Balance.isBalanced(actives.get(last), world.clients())) {
-            return new PhaseResult(scenario.name(), scenario.seed(), change.label(), kind, assignor.name(), actives.size(),
+            return new PhaseResult(scenario.name(), scenario.seed(), change.label(), kind, assignor.name(), actives.size(), idle,
                     OptionalInt.empty(), OptionalLong.empty(), totals, settled);
         }
         int first = last;
         while (first > 0 && actives.get(first - 1).equals(actives.get(last))) {
             first--;
         }
-        return new PhaseResult(scenario.name(), scenario.seed(), change.label(), kind, assignor.name(), actives.size(),
+        return new PhaseResult(scenario.name(), scenario.seed(), change.label(), kind, assignor.name(), actives.size(), idle,
                 OptionalInt.of(first + 1), OptionalLong.of(times.get(first)), totals, true);
     }
 

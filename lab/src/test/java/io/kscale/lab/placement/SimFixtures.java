@@ -21,7 +21,15 @@ final class SimFixtures {
 
     /** Two stateful tasks of the given size that receive no writes; c01 runs both; c02 joins. */
     static PlacementScenario secondClientJoins(long stateRecords) {
-        List<SimTask> tasks = List.of(SimTask.stateful(0, 0, stateRecords, 0), SimTask.stateful(0, 1, stateRecords, 0));
+        return secondClientJoins(2, stateRecords);
+    }
+
+    /** Stateful tasks of the given size that receive no writes; c01 runs them all; c02 joins. */
+    static PlacementScenario secondClientJoins(int taskCount, long stateRecords) {
+        List<SimTask> tasks = new java.util.ArrayList<>();
+        for (int p = 0; p < taskCount; p++) {
+            tasks.add(SimTask.stateful(0, p, stateRecords, 0));
+        }
         return new PlacementScenario("join", 0, tasks, List.of(FIRST), List.of(MembershipChange.join("c02 joins",
                 List.of(SECOND))), SETTINGS);
     }

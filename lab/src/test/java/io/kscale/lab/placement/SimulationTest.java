@@ -23,9 +23,24 @@ class SimulationTest {
         PhaseResult result = onlyPhase(new KscaleSimAssignor(true));
 
         assertThat(result.rebalances()).isEqualTo(2);
+        assertThat(result.idleRebalances()).isZero();
         assertThat(result.roundsToBalance()).isEqualTo(OptionalInt.of(2));
         assertThat(result.secondsToBalance()).isEqualTo(OptionalLong.of(10));
         assertThat(result.totals()).isEqualTo(new World.Totals(0, 0, 50_000, 1, 1));
+    }
+
+    @Test
+    void shouldCountFollowUpsThatCameBeforeTheWarmupsCaughtUp() {
+        // 4 tasks of 150,000 records on c01; c02 joins and warms up 2 at once, 5,000 records/s each.
+        // kscale predicts from the full rate: (150,000 - 10,000) / 10,000 = 14 s, when the copies
+        // are still 80,000 behind; then 7 s, raised to the 10 s minimum (30,000 behind); then 10 s
+        // again: both caught up and move, 34 s after the join.
+        PhaseResult result = Simulation.run(SimFixtures.secondClientJoins(4, 150_000), new KscaleSimAssignor(true)).get(0);
+
+        assertThat(result.rebalances()).isEqualTo(4);
+        assertThat(result.idleRebalances()).isEqualTo(2);
+        assertThat(result.secondsToBalance()).isEqualTo(OptionalLong.of(34));
+        assertThat(result.totals().moves()).isEqualTo(2);
     }
 
     @Test
