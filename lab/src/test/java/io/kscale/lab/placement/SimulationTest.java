@@ -1,0 +1,104 @@
+package io.kscale.lab.placement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class SimulationTest {
+
+    /*
+     * Hand-checked: 0_0 and 0_1 (50,000 records each, no writes) on c01; c02 joins; both restore
+     * 10,000 records/s; acceptable lag 10,000, 2 warmups, probing every 600 s. Balance needs one
+     * move. kscale warms one task up on c02 and, told the rate, follows up after
+     * (50,000 - 10,000) / 10,000 = 4 s, raised to its 10 s minimum; by then the copy has caught up
+     * (5 s) and moves. Kafka's assignor (and kscale without the rate) warm up the same way and
+     * look again after the 600 s probing interval.
+     */
+
+    @Test
+    void shouldMoveOneTaskAfterItsWarmupCaughtUpAtTheFollowUpKscaleAskedFor() {
+        PhaseResult result = onlyPhase(new KscaleSimAssignor(true));
+
+        assertThat(result.rebalances()).isEqualTo(2);
+        assertThat(result.idleRebalances()).isZero();
+        assertThat(result.roundsToBalance()).isEqualTo(OptionalInt.of(2));
+        assertThat(result.secondsToBalance()).isEqualTo(OptionalLong.of(10));
+        assertThat(result.totals()).isEqualTo(new World.Totals(0, 0, 50_000, 1, 1));
+    }
+
+    @Test
+    void shouldCountFollowUpsThatCameBeforeTheWarmupsCaughtUp() {
+        // 4 tasks of 150,000 records on c01; c02 joins and warms up 2 at once, 5,000 records/s each.
+        // kscale predicts from the full rate: (150,000 - 10,000) / 10,000 = 14 s, when the copies
+        // are still 80,000 behind; then 7 s, raised to the 10 s minimum (30,000 behind); then 10 s
+        // again: both caught up and move, 34 s after the join.
+        PhaseResult result = Simulation.run(SimFixtures.secondClientJoins(4, 150_000), new KscaleSimAssignor(true)).get(0);
+
+        assertThat(result.rebalances()).isEqualTo(4);
+        assertThat(result.idleRebalances()).isEqualTo(2);
+        assertThat(result.secondsToBalance()).isEqualTo(OptionalLong.of(34));
+        assertThat(result.totals().moves()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldMoveOneTaskAtTheProbingRebalanceWithKafkasAssignor() {
+        PhaseResult result = onlyPhase(new HighAvailabilitySimAssignor());
+
+        assertThat(result.rebalances()).isEqualTo(2);
+        assertThat(result.roundsToBalance()).isEqualTo(OptionalInt.of(2));
+        assertThat(result.secondsToBalance()).isEqualTo(OptionalLong.of(600));
+        assertThat(result.totals()).isEqualTo(new World.Totals(0, 0, 50_000, 1, 1));
+    }
+
+    @Test
+    void shouldFollowUpAfterTheProbingIntervalWhenKscaleIsNotToldTheRate() {
+        PhaseResult result = onlyPhase(new KscaleSimAssignor(false));
+
+        assertThat(result.roundsToBalance()).isEqualTo(OptionalInt.of(2));
+        assertThat(result.secondsToBalance()).isEqualTo(OptionalLong.of(600));
+        assertThat(result.totals().moves()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCountDowntimeWhenAnAssignorMovesActiveTasksToAClientWithoutState() {
+        PhaseResult result = Simulation.run(SimFixtures.secondClientJoins(20_000), SimFixtures.EVERYTHING_ON_THE_NEWEST)
+                .get(0);
+
+        // Both tasks restore on c02 at 5,000 records/s each: 4 s each, while c01 was caught up.
+        assertThat(result.totals()).isEqualTo(new World.Totals(8, 8, 40_000, 2, 0));
+        // Everything on one of two clients is not balanced.
+        assertThat(result.roundsToBalance()).isEmpty();
+    }
+
+    @Test
+    void shouldPrintTheSameTableTwiceForASeed() {
+        SimSettings settings = PlacementScenarios.streamsDefaults();
+        List<String> names = List.of("scale-out-1-3", "random-standby");
+
+        String first = table(PlacementScenarios.of(names, 42, settings));
+        String again = table(PlacementScenarios.of(names, 42, settings));
+        String otherSeed = table(PlacementScenarios.of(names, 43, settings));
+
+        assertThat(again).isEqualTo(first);
+        assertThat(otherSeed).isNotEqualTo(first);
+    }
+
+    private static PhaseResult onlyPhase(SimAssignor assignor) {
+        List<PhaseResult> phases = Simulation.run(SimFixtures.secondClientJoins(50_000), assignor);
+        assertThat(phases).hasSize(1);
+        return phases.get(0);
+    }
+
+    private static String table(List<PlacementScenario> scenarios) {
+        List<PhaseResult> results = new java.util.ArrayList<>();
+        for (PlacementScenario scenario : scenarios) {
+            for (SimAssignor assignor : List.of(new KscaleSimAssignor(true), new HighAvailabilitySimAssignor())) {
+                results.addAll(Simulation.run(scenario, assignor));
+            }
+        }
+        return PlacementReport.table(results);
+    }
+}
