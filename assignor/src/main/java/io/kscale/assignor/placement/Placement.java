@@ -71,8 +71,10 @@ public final class Placement {
      *
      * <p>The rule: a follow-up is wanted while some copy (warmup, or standby placed on the
      * target client) is catching up for a pending move. Its delay is the shortest predicted
-     * catch-up time over those copies, where a copy with a known lag {@code L} needs
-     * {@code (L - acceptableRecoveryLag) / restoreRecordsPerSecond} seconds, and a copy whose
+     * catch-up time over those copies, where a copy with a known lag {@code L} on a client that
+     * restores {@code n} copies at once (its warmups, and its active and standby tasks beyond the
+     * acceptable lag) needs {@code n * (L - acceptableRecoveryLag) / restoreRecordsPerSecond}
+     * seconds, and a copy whose
      * lag or restore rate is unknown needs {@code probingInterval}; the result is bounded to
      * {@code [minFollowUpDelay, probingInterval]}. Kafka Streams' HighAvailabilityTaskAssignor
      * always waits {@code probingInterval} (10 minutes by default); a member can also trigger

@@ -17,9 +17,11 @@ import java.util.List;
  * warmups out in task order instead, so a nearly caught-up copy may wait behind an empty one.
  *
  * <p>The follow-up rule is documented on {@link Placement#followUp()}. Example: acceptable lag
- * 10,000, 1,000 records/s, warmups with lags 40,000 and 130,000: predicted catch-up in 30 s and
- * 120 s, so the follow-up comes after 30 s (within [minFollowUpDelay, probingInterval]); the
- * copy that is ready then is promoted, and the freed budget starts the next warmup.
+ * 10,000, 1,000 records/s, warmups with lags 40,000 and 130,000 on two clients that restore
+ * nothing else: predicted catch-up in 30 s and 120 s, so the follow-up comes after 30 s (within
+ * [minFollowUpDelay, probingInterval]); the copy that is ready then is promoted, and the freed
+ * budget starts the next warmup. Were both warmups on one client, they would share its rate:
+ * 60 s and 240 s.
  */
 final class WarmupPlanner {
 
@@ -53,8 +55,40 @@ final class WarmupPlanner {
             }
         }
         catchingUp.addAll(plan.warmups);
-        plan.followUp = followUp(model, caught, catchingUp);
+        plan.followUp = followUp(model, caught, catchingUp, restoringCopies(model, caught, actives, standbys, plan));
         return plan;
+    }
+
+    /**
+     * How many copies each client restores at once after this placement: its warmups, and its
+     * active and standby tasks more than the acceptable lag behind. They share the client's
+     * restore rate, so each catches up that many times slower than alone (a prediction from the
+     * full rate asked for follow-ups before anything had caught up: the placement simulation
+     * counted half its rebalances idle).
+     */
+    private static int[] restoringCopies(Model model, CaughtUpClients caught, ActivePlanner actives,
+                                         StandbyPlanner standbys, WarmupPlanner plan) {
+        int[] copies = new int[model.clientCount()];
+        long acceptable = model.settings.acceptableRecoveryLag();
+        for (int task = 0; task < model.taskCount(); task++) {
+            int active = actives.active[task];
+            if (active >= 0 && behind(caught.lag(task, active), acceptable)) {
+                copies[active]++;
+            }
+            for (int client : standbys.standbys[task]) {
+                if (behind(caught.lag(task, client), acceptable)) {
+                    copies[client]++;
+                }
+            }
+        }
+        for (int[] warmup : plan.warmups) {
+            copies[warmup[1]]++;
+        }
+        return copies;
+    }
+
+    private static boolean behind(long lag, long acceptable) {
+        return lag == Model.UNKNOWN || lag > acceptable;
     }
 
     private static boolean contains(int[] clients, int client) {
@@ -66,14 +100,14 @@ final class WarmupPlanner {
         return false;
     }
 
-    private static FollowUp followUp(Model model, CaughtUpClients caught, List<int[]> catchingUp) {
+    private static FollowUp followUp(Model model, CaughtUpClients caught, List<int[]> catchingUp, int[] restoringCopies) {
         if (catchingUp.isEmpty()) {
             return FollowUp.none();
         }
         PlacementSettings settings = model.settings;
         Duration soonest = settings.probingInterval();
         for (int[] copy : catchingUp) {
-            Duration predicted = catchUpTime(settings, caught.lag(copy[0], copy[1]));
+            Duration predicted = catchUpTime(settings, caught.lag(copy[0], copy[1]), Math.max(1, restoringCopies[copy[1]]));
             if (predicted.compareTo(soonest) < 0) {
                 soonest = predicted;
             }
@@ -81,13 +115,18 @@ final class WarmupPlanner {
         return FollowUp.after(soonest.compareTo(settings.minFollowUpDelay()) < 0 ? settings.minFollowUpDelay() : soonest);
     }
 
-    /** @return the predicted catch-up time, or the probing interval if the lag or the rate is unknown */
-    private static Duration catchUpTime(PlacementSettings settings, long lag) {
+    /**
+     * @param sharing how many copies share the client's restore rate, at least 1
+     * @return the predicted catch-up time, or the probing interval if the lag or the rate is unknown
+     */
+    private static Duration catchUpTime(PlacementSettings settings, long lag, int sharing) {
         long rate = settings.restoreRecordsPerSecond();
         if (rate == 0 || lag == Model.UNKNOWN) {
             return settings.probingInterval();
         }
+        // Saturates rather than overflows for huge lags; the delay is capped at the probing interval anyway.
         long remaining = Math.max(0, lag - settings.acceptableRecoveryLag());
+        remaining = remaining > Long.MAX_VALUE / sharing ? Long.MAX_VALUE : remaining * sharing;
         long seconds = remaining / rate + (remaining % rate == 0 ? 0 : 1);
         return Duration.ofSeconds(seconds);
     }

@@ -40,6 +40,18 @@ class FollowUpTest {
     }
 
     @Test
+    void shouldShareAClientsRestoreRateAmongTheCopiesItRestoresAtOnce() {
+        Placement placement = place(request(stateful("t", 4), withRate().build(),
+                client(A).priorActive("t00", "t01", "t02", "t03").build(),
+                client(B).priorStandby("t00", "t01").lag("t00", ACCEPTABLE_LAG + 30 * RATE)
+                        .lag("t01", ACCEPTABLE_LAG + 30 * RATE).build()));
+
+        assertThat(placement.client(B).warmup()).containsExactly("t00", "t01");
+        assertThat(placement.followUp()).as("two copies at half the rate each")
+                .isEqualTo(FollowUp.after(Duration.ofSeconds(60)));
+    }
+
+    @Test
     void shouldRoundThePredictionUpToWholeSeconds() {
         Placement placement = warmingUp(withRate().minFollowUpDelay(Duration.ZERO).build(),
                 ACCEPTABLE_LAG + 1, ACCEPTABLE_LAG + 120 * RATE);
