@@ -83,11 +83,16 @@ import org.slf4j.LoggerFactory;
  * <p><b>Follow-up rule.</b> The engine wants a follow-up while some copy (a warmup, or a standby
  * on the client a task is moving to) is catching up. Its delay is the shortest predicted catch-up
  * time over those copies, at least 10 seconds and at most {@code probing.rebalance.interval.ms}: a
- * copy with a known lag {@code L} needs {@code (L - acceptable.recovery.lag) / restore rate}
+ * copy with a known lag {@code L} needs {@code ceil((L - acceptable.recovery.lag) / rate)}
  * seconds, a copy whose lag or restore rate is unknown needs the probing interval. Streams'
- * {@code AssignmentConfigs} carry no restore rate, so for now the delay is always the probing
- * interval (10 minutes by default), as with Kafka's {@code HighAvailabilityTaskAssignor}. The
- * difference is what a rebalance does: any rebalance (the follow-up, or a client joining or
+ * {@code AssignmentConfigs} carry no restore rate, so the rate is kscale's own setting
+ * {@value WarmupTaskAssignorConfig#RESTORE_RECORDS_PER_SECOND_CONFIG}, read in {@link #configure};
+ * unset (0), the delay is the probing interval (10 minutes by default), as with Kafka's
+ * {@code HighAvailabilityTaskAssignor}. Example: acceptable lag 10,000, rate 5,000 records/s,
+ * warmups lagging 310,000 and 1,010,000 records: predicted catch-up in 60 s and 200 s, so the
+ * follow-up comes after 60 s; then the first copy is promoted and its budget starts the next
+ * warmup. Beyond the earlier follow-up, what differs from the built-in is what a rebalance does:
+ * any rebalance (the follow-up, or a client joining or
  * leaving) promotes every warmup that has caught up and starts the next warmups with the freed
  * budget, and balance is computed from the prior owners, so nothing else moves. The deadline
  * ({@code now + delay}, {@code withFollowupRebalance}) goes to every client: any of them may leave
@@ -136,6 +141,7 @@ public final class WarmupTaskAssignor implements TaskAssignor {
 
     private final Clock clock;
     private final Function<PlacementRequest, Placement> engine;
+    private WarmupTaskAssignorConfig config = WarmupTaskAssignorConfig.defaults();
 
     /** Creates an assignor; Kafka Streams creates one per rebalance. */
     public WarmupTaskAssignor() {
@@ -154,6 +160,20 @@ public final class WarmupTaskAssignor implements TaskAssignor {
     }
 
     /**
+     * Reads kscale's settings ({@link WarmupTaskAssignorConfig}). Kafka Streams calls it right after
+     * creating the assignor, with the main consumer's settings: every unprefixed key of the Streams
+     * configuration, unknown ones included. Without a call the defaults apply.
+     *
+     * @param configs the settings
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is
+     *         allowed if a kscale value is invalid
+     */
+    @Override
+    public void configure(Map<String, ?> configs) {
+        this.config = new WarmupTaskAssignorConfig(configs);
+    }
+
+    /**
      * Assigns the tasks of one rebalance.
      *
      * @param applicationState the tasks, clients, lags and settings of this rebalance
@@ -164,7 +184,7 @@ public final class WarmupTaskAssignor implements TaskAssignor {
      */
     @Override
     public TaskAssignment assign(ApplicationState applicationState) {
-        PlacementInput input = PlacementInput.of(applicationState);
+        PlacementInput input = PlacementInput.of(applicationState, config);
         Instant now = clock.instant();
         Instant retry = now.plus(input.probingInterval);
         Placement placement;
