@@ -118,14 +118,16 @@ import org.slf4j.LoggerFactory;
  * <p><b>Worked example</b> (defaults: acceptable lag 10,000, 2 warmups, no standbys). Instance A
  * runs the six stateful tasks {@code 0_0..0_5} of sub-topology 0; instances B and C join.
  * <pre>
- *   rebalance 1: the balanced target moves 0_0, 0_1 to B and 0_2, 0_3 to C. B and C have no
- *                state, so A keeps all six and processing goes on; B warms up 0_0 and 0_1 (the
- *                budget of 2 goes to the smallest lags, then task ids); the moves to C wait.
- *                Every client gets the deadline now + 10 minutes.
- *   rebalance 2: (the follow-up) B's copies of 0_0 and 0_1 are within 10,000 records: they move
- *                to B; C warms up 0_2 and 0_3; another follow-up.
- *   rebalance 3: C has caught up: 0_2 and 0_3 move. A runs 0_4, 0_5, B 0_0, 0_1, C 0_2, 0_3;
- *                no warmups, no follow-up.
+ *   rebalance 1: the balanced target moves 0_0, 0_2 to B and 0_1, 0_3 to C (each next move of
+ *                the sub-topology goes to the instance holding least of it). B and C have no
+ *                state, so A keeps all six and processing goes on; B warms up 0_0 and C 0_1 (the
+ *                budget of 2 goes to the smallest lags, then task ids); the other moves wait.
+ *                Every client gets the deadline now + 10 minutes (or the predicted catch-up
+ *                time, with kscale.warmup.restore.records.per.second).
+ *   rebalance 2: (the follow-up) the copies of 0_0 and 0_1 are within 10,000 records: they move
+ *                to B and C; B warms up 0_2 and C 0_3; another follow-up.
+ *   rebalance 3: both have caught up: 0_2 and 0_3 move. A runs 0_4, 0_5, B 0_0, 0_2, C 0_1,
+ *                0_3; no warmups, no follow-up.
  *   rebalance 4: the same input gives the same assignment: nothing moves.
  * </pre>
  * At every step each task is active on an instance that has its state: no task waits for a
