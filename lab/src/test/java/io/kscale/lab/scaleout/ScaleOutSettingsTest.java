@@ -28,7 +28,8 @@ class ScaleOutSettingsTest {
         ScaleOutSettings settings = ScaleOutSettings.builder().peers(List.of(ScaleOutPeer.STICKY)).partitions(12)
                 .instances(4).keys(10).preloadRecords(100).valueBytes(64).recordsPerSecond(10)
                 .acceptableRecoveryLag(0).maxWarmupReplicas(3).probingInterval(Duration.ofMinutes(2))
-                .balanceTimeout(Duration.ofSeconds(30)).stableFor(Duration.ZERO).parallel(false).build();
+                .balanceTimeout(Duration.ofSeconds(30)).stableFor(Duration.ZERO).parallel(false)
+                .killWarmingInstance(true).restoreRecordsPerSecond(2_000).sessionTimeout(Duration.ofSeconds(10)).build();
 
         ScaleOutSettings copy = settings.toBuilder().build();
         assertThat(copy).usingRecursiveComparison().isEqualTo(settings);
@@ -43,6 +44,12 @@ class ScaleOutSettingsTest {
         assertThatThrownBy(() -> ScaleOutSettings.builder().keys(500).preloadRecords(100).build())
                 .hasMessageContaining("at least the keys (500)");
         assertThatThrownBy(() -> ScaleOutSettings.builder().valueBytes(4).build()).hasMessageContaining("value bytes");
+        assertThatThrownBy(() -> ScaleOutSettings.builder().sessionTimeout(Duration.ofSeconds(5)).build())
+                .hasMessageContaining("session timeout must be at least 6 s");
+        assertThatThrownBy(() -> ScaleOutSettings.builder().restoreRecordsPerSecond(-1).build())
+                .hasMessageContaining("restore records per second");
+        assertThatThrownBy(() -> ScaleOutSettings.builder().instances(2).killWarmingInstance(true).build())
+                .hasMessageContaining("at least 3 instances");
     }
 
     @Test
