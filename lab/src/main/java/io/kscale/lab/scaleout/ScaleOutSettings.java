@@ -164,7 +164,10 @@ public final class ScaleOutSettings {
         return killWarmingInstance;
     }
 
-    /** @return {@code kscale.warmup.restore.records.per.second} given to every instance; 0 leaves it unset */
+    /**
+     * @return {@code kscale.warmup.restore.records.per.second} given to every instance (only
+     *     WarmupTaskAssignor reads it); 0 leaves it unset
+     */
     public long restoreRecordsPerSecond() {
         return restoreRecordsPerSecond;
     }
@@ -190,7 +193,11 @@ public final class ScaleOutSettings {
         private boolean parallel = true;
         private Path workDir = Path.of("target", "kscale-scale-out");
         private boolean killWarmingInstance;
-        private long restoreRecordsPerSecond;
+        /**
+         * Below what one instance restores here (a whole 12,000-record changelog took well under a
+         * second): follow-ups come after the predicted catch-up, at least 10 s, not the probing interval.
+         */
+        private long restoreRecordsPerSecond = 5_000;
         /** Kafka's default. */
         private Duration sessionTimeout = Duration.ofSeconds(45);
 
