@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * KIP-441's problem on real brokers: 3 brokers; a Kafka Streams application counting 20,000 keys
  * (and keeping each key's latest 200-byte value) over 6 partitions runs on one instance until it
  * has processed a preload of 100,000 records; then, while a producer writes 500 records/s, two
- * instances join. With WarmupTaskAssignor no active task waits for more than
+ * instances join. WarmupTaskAssignor gets {@code kscale.warmup.restore.records.per.second=5000}
+ * (the scenario's default), so its follow-ups come after the predicted catch-up rather than the
+ * probing interval. With WarmupTaskAssignor no active task waits for more than
  * {@code acceptable.recovery.lag} records of restore after the scale-out (every move goes to a
  * caught-up warmup), the instances end with 2 tasks each within the balance timeout, and every
  * key's count is right. Kafka's default (HighAvailabilityTaskAssignor) and its KIP-924

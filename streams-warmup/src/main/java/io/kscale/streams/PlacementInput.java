@@ -84,13 +84,14 @@ final class PlacementInput {
      * Translates an application state.
      *
      * @param state the state of this rebalance
+     * @param config kscale's own settings of the assignor
      * @return the translation
      * @throws TaskAssignmentException if the state breaks a rule of the engine (a negative
      *         setting, say); Streams validates its settings, so this means a broken state
      */
-    static PlacementInput of(ApplicationState state) {
+    static PlacementInput of(ApplicationState state, WarmupTaskAssignorConfig config) {
         try {
-            return new Builder(state).build();
+            return new Builder(state, config).build();
         } catch (IllegalArgumentException e) {
             throw new TaskAssignmentException("WarmupTaskAssignor cannot translate this rebalance's application state: "
                     + e.getMessage(), e);
@@ -108,13 +109,15 @@ final class PlacementInput {
     }
 
     /**
-     * The placement settings from Streams' assignment configs.
+     * The placement settings from Streams' assignment configs and kscale's own settings.
      *
      * @param configs the configs
+     * @param config kscale's settings: the restore rate that predicts when a warmup catches up
      * @param tagAwareStandbys whether Kafka places the standbys (then the engine places none)
      * @return the settings
      */
-    static PlacementSettings settings(AssignmentConfigs configs, boolean tagAwareStandbys) {
+    static PlacementSettings settings(AssignmentConfigs configs, WarmupTaskAssignorConfig config,
+                                      boolean tagAwareStandbys) {
         Duration probing = Duration.ofMillis(configs.probingRebalanceIntervalMs());
         Duration minFollowUp = PlacementSettings.DEFAULT_MIN_FOLLOW_UP_DELAY.compareTo(probing) <= 0
                 ? PlacementSettings.DEFAULT_MIN_FOLLOW_UP_DELAY : probing;
@@ -124,6 +127,7 @@ final class PlacementInput {
                 .standbyCount(tagAwareStandbys ? 0 : configs.numStandbyReplicas())
                 .probingInterval(probing)
                 .minFollowUpDelay(minFollowUp)
+                .restoreRecordsPerSecond(config.restoreRecordsPerSecond())
                 .build();
     }
 
@@ -139,6 +143,7 @@ final class PlacementInput {
 
     private static final class Builder {
         private final ApplicationState state;
+        private final WarmupTaskAssignorConfig config;
         private final Map<String, TaskId> taskIds = new LinkedHashMap<>();
         private final Map<String, ProcessId> processIds = new LinkedHashMap<>();
         private final Set<TaskId> stateful = new HashSet<>();
@@ -151,14 +156,15 @@ final class PlacementInput {
         private boolean tagAwareStandbys;
         private Duration probingInterval;
 
-        Builder(ApplicationState state) {
+        Builder(ApplicationState state, WarmupTaskAssignorConfig config) {
             this.state = state;
+            this.config = config;
         }
 
         PlacementInput build() {
             AssignmentConfigs configs = state.assignmentConfigs();
             tagAwareStandbys = !configs.rackAwareAssignmentTags().isEmpty() && configs.numStandbyReplicas() > 0;
-            PlacementSettings settings = settings(configs, tagAwareStandbys);
+            PlacementSettings settings = settings(configs, config, tagAwareStandbys);
             probingInterval = settings.probingInterval();
             List<TaskDescription> tasks = tasks();
             List<ClientDescription> clients = clients();

@@ -83,11 +83,16 @@ import org.slf4j.LoggerFactory;
  * <p><b>Follow-up rule.</b> The engine wants a follow-up while some copy (a warmup, or a standby
  * on the client a task is moving to) is catching up. Its delay is the shortest predicted catch-up
  * time over those copies, at least 10 seconds and at most {@code probing.rebalance.interval.ms}: a
- * copy with a known lag {@code L} needs {@code (L - acceptable.recovery.lag) / restore rate}
+ * copy with a known lag {@code L} needs {@code ceil((L - acceptable.recovery.lag) / rate)}
  * seconds, a copy whose lag or restore rate is unknown needs the probing interval. Streams'
- * {@code AssignmentConfigs} carry no restore rate, so for now the delay is always the probing
- * interval (10 minutes by default), as with Kafka's {@code HighAvailabilityTaskAssignor}. The
- * difference is what a rebalance does: any rebalance (the follow-up, or a client joining or
+ * {@code AssignmentConfigs} carry no restore rate, so the rate is kscale's own setting
+ * {@value WarmupTaskAssignorConfig#RESTORE_RECORDS_PER_SECOND_CONFIG}, read in {@link #configure};
+ * unset (0), the delay is the probing interval (10 minutes by default), as with Kafka's
+ * {@code HighAvailabilityTaskAssignor}. Example: acceptable lag 10,000, rate 5,000 records/s,
+ * warmups lagging 310,000 and 1,010,000 records: predicted catch-up in 60 s and 200 s, so the
+ * follow-up comes after 60 s; then the first copy is promoted and its budget starts the next
+ * warmup. Beyond the earlier follow-up, what differs from the built-in is what a rebalance does:
+ * any rebalance (the follow-up, or a client joining or
  * leaving) promotes every warmup that has caught up and starts the next warmups with the freed
  * budget, and balance is computed from the prior owners, so nothing else moves. The deadline
  * ({@code now + delay}, {@code withFollowupRebalance}) goes to every client: any of them may leave
@@ -113,14 +118,16 @@ import org.slf4j.LoggerFactory;
  * <p><b>Worked example</b> (defaults: acceptable lag 10,000, 2 warmups, no standbys). Instance A
  * runs the six stateful tasks {@code 0_0..0_5} of sub-topology 0; instances B and C join.
  * <pre>
- *   rebalance 1: the balanced target moves 0_0, 0_1 to B and 0_2, 0_3 to C. B and C have no
- *                state, so A keeps all six and processing goes on; B warms up 0_0 and 0_1 (the
- *                budget of 2 goes to the smallest lags, then task ids); the moves to C wait.
- *                Every client gets the deadline now + 10 minutes.
- *   rebalance 2: (the follow-up) B's copies of 0_0 and 0_1 are within 10,000 records: they move
- *                to B; C warms up 0_2 and 0_3; another follow-up.
- *   rebalance 3: C has caught up: 0_2 and 0_3 move. A runs 0_4, 0_5, B 0_0, 0_1, C 0_2, 0_3;
- *                no warmups, no follow-up.
+ *   rebalance 1: the balanced target moves 0_0, 0_2 to B and 0_1, 0_3 to C (each next move of
+ *                the sub-topology goes to the instance holding least of it). B and C have no
+ *                state, so A keeps all six and processing goes on; B warms up 0_0 and C 0_1 (the
+ *                budget of 2 goes to the smallest lags, then task ids); the other moves wait.
+ *                Every client gets the deadline now + 10 minutes (or the predicted catch-up
+ *                time, with kscale.warmup.restore.records.per.second).
+ *   rebalance 2: (the follow-up) the copies of 0_0 and 0_1 are within 10,000 records: they move
+ *                to B and C; B warms up 0_2 and C 0_3; another follow-up.
+ *   rebalance 3: both have caught up: 0_2 and 0_3 move. A runs 0_4, 0_5, B 0_0, 0_2, C 0_1,
+ *                0_3; no warmups, no follow-up.
  *   rebalance 4: the same input gives the same assignment: nothing moves.
  * </pre>
  * At every step each task is active on an instance that has its state: no task waits for a
@@ -136,6 +143,7 @@ public final class WarmupTaskAssignor implements TaskAssignor {
 
     private final Clock clock;
     private final Function<PlacementRequest, Placement> engine;
+    private WarmupTaskAssignorConfig config = WarmupTaskAssignorConfig.defaults();
 
     /** Creates an assignor; Kafka Streams creates one per rebalance. */
     public WarmupTaskAssignor() {
@@ -154,6 +162,20 @@ public final class WarmupTaskAssignor implements TaskAssignor {
     }
 
     /**
+     * Reads kscale's settings ({@link WarmupTaskAssignorConfig}). Kafka Streams calls it right after
+     * creating the assignor, with the main consumer's settings: every unprefixed key of the Streams
+     * configuration, unknown ones included. Without a call the defaults apply.
+     *
+     * @param configs the settings
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is
+     *         allowed if a kscale value is invalid
+     */
+    @Override
+    public void configure(Map<String, ?> configs) {
+        this.config = new WarmupTaskAssignorConfig(configs);
+    }
+
+    /**
      * Assigns the tasks of one rebalance.
      *
      * @param applicationState the tasks, clients, lags and settings of this rebalance
@@ -164,7 +186,7 @@ public final class WarmupTaskAssignor implements TaskAssignor {
      */
     @Override
     public TaskAssignment assign(ApplicationState applicationState) {
-        PlacementInput input = PlacementInput.of(applicationState);
+        PlacementInput input = PlacementInput.of(applicationState, config);
         Instant now = clock.instant();
         Instant retry = now.plus(input.probingInterval);
         Placement placement;

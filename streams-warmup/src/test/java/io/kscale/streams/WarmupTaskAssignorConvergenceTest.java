@@ -19,7 +19,6 @@ import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -65,14 +64,13 @@ class WarmupTaskAssignorConvergenceTest {
     }
 
     /**
-     * Pins a gap of the placement engine, reported rather than fixed here: when a scale-out takes
-     * several rounds, the engine re-plans which stateful tasks move each round, preferring tasks
-     * with state at the destination, then low ids, and not the task's sub-topology; the rounds
-     * end balanced but with a sub-topology clustered (1 -> 4 clients, 3 x 4 tasks, 1 warmup: A
-     * ends with 1_3, 2_2, 2_3 and D with 0_1, 0_2, 1_1, where one task of each is possible).
-     * A fresh placement does spread ({@code WarmupTaskAssignorTest}).
+     * Regression: when a scale-out took several rounds, the engine re-planned which stateful tasks
+     * move each round from group counts taken before any move, so every task of a sub-topology
+     * tied and low ids won; the rounds ended balanced but with a sub-topology clustered (1 -> 4
+     * clients, 3 x 4 tasks, 1 warmup: A ended with 1_3, 2_2, 2_3 and D with 0_1, 0_2, 1_1, where
+     * one task of each is possible). The engine now counts groups as it picks the moves
+     * ({@code UnitBalancer}).
      */
-    @Disabled("placement engine: stateful sub-topology spread drifts over a multi-round scale-out; reported")
     @ParameterizedTest(name = "{0} -> {1} clients, {2} sub-topologies x {3} tasks, {4} standbys, {5} warmups")
     @CsvSource({
         "1, 3, 2, 6, 1, 2",

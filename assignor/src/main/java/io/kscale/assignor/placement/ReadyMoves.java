@@ -20,6 +20,9 @@ import java.util.List;
  *
  * <p>Edmonds-Karp on a graph with one edge per caught-up pair, which is sparse (caught-up copies
  * are standbys and warmups), with nodes and edges in id order so the result is deterministic.
+ * It starts from a given set of moves (the caller's choice for spread, see {@link UnitBalancer})
+ * and augments it: an augmenting path reroutes a move only where that makes room for one more,
+ * so the result is still a maximum, and keeps most of the starting choice.
  */
 final class ReadyMoves {
 
@@ -43,9 +46,11 @@ final class ReadyMoves {
      * @param takersOf for each task (same index), the takers caught up on it, ascending
      * @param give by client: how many tasks it must give
      * @param take by client: how many tasks it must take
+     * @param start for each task (same index), the taker it starts with, or -1; together within
+     *        {@code give} and {@code take}, each a taker caught up on the task
      * @return for each task (same index), its taker, or -1 if it does not move now
      */
-    static int[] plan(int[] giverOf, int[][] takersOf, long[] give, long[] take) {
+    static int[] plan(int[] giverOf, int[][] takersOf, long[] give, long[] take, int[] start) {
         int clients = give.length;
         int tasks = giverOf.length;
         // nodes: clients as givers [0, clients), clients as takers [clients, 2 clients), tasks after
@@ -61,6 +66,12 @@ final class ReadyMoves {
             taskEdges[i] = new int[takersOf[i].length];
             for (int k = 0; k < takersOf[i].length; k++) {
                 taskEdges[i][k] = flow.edge(node, clients + takersOf[i][k], 1);
+            }
+        }
+        for (int i = 0; i < tasks; i++) {
+            int k = start[i] < 0 ? -1 : Arrays.binarySearch(takersOf[i], start[i]);
+            if (k >= 0) {
+                flow.push(taskEdges[i][k], giverOf[i], clients + start[i]);
             }
         }
         flow.maximize();
@@ -86,11 +97,36 @@ final class ReadyMoves {
         return index;
     }
 
+    /**
+     * Sends one unit along source, giver, task (the tail of {@code taskEdge}), taker, sink: the
+     * edges next to the source and the sink are the first of their nodes (added first).
+     */
+    private void push(int taskEdge, int giverNode, int takerNode) {
+        int taskNode = edges.get(taskEdge)[0];
+        send(out.get(source).get(giverNode));
+        send(giverEdge(giverNode, taskNode));
+        send(taskEdge);
+        send(out.get(takerNode).get(0));
+    }
+
+    private int giverEdge(int giverNode, int taskNode) {
+        for (int e : out.get(giverNode)) {
+            if (edges.get(e)[1] == taskNode && (e & 1) == 0) {
+                return e;
+            }
+        }
+        throw new IllegalStateException("no edge from giver " + giverNode + " to task " + taskNode);
+    }
+
+    private void send(int edge) {
+        edges.get(edge)[2] -= 1;
+        edges.get(edge ^ 1)[2] += 1;
+    }
+
     private void maximize() {
         for (int[] via = shortestPath(); via != null; via = shortestPath()) {
             for (int node = sink; node != source; node = edges.get(via[node])[0]) {
-                edges.get(via[node])[2] -= 1;
-                edges.get(via[node] ^ 1)[2] += 1;
+                send(via[node]);
             }
         }
     }

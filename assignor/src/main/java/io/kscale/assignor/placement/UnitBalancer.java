@@ -3,7 +3,10 @@ package io.kscale.assignor.placement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
  * Step 3 of {@link BalancedTarget} for a pool whose tasks all weigh the same (every Kafka
@@ -15,10 +18,14 @@ import java.util.List;
  * on ties). Only counts change here, no task is picked yet.
  *
  * <p><b>Which.</b> Clients that hold more than their count give, clients that hold fewer take.
- * Every pair of a giver's task and a taker is ranked once: caught up on the taker first, then
- * smallest lag on the taker (a warmup in progress), then a stateless task placed in step 2
- * (free to move), then the task whose group the giver holds most of relative to the taker, then
- * the lowest task and taker ids. Pairs are taken in that order while both sides still need it.
+ * Every pair of a giver's task and a taker is ranked: caught up on the taker first, then
+ * smallest lag on the taker (a warmup in progress; less to replay), then a stateless task placed
+ * in step 2 (free to move), then the task whose group the giver holds most of relative to the
+ * taker, counted as the moves are made, then the lowest task and taker ids. The best pair is taken
+ * while both sides still need it, and the group counts updated, so each sub-topology ends spread
+ * whenever the lags do not decide (a newcomer with no state has the same lag, or none, on every
+ * task): a multi-round scale-out keeps, each round, the part of the plan already warmed up, and
+ * the rest is re-planned around it to the same spread.
  *
  * <p>Why counts first: a greedy that picks task and taker together (as {@link GreedyBalancer}
  * must for unequal weights) can take a different path next round once some moves have
@@ -30,7 +37,9 @@ import java.util.List;
  * <p>Example: A and B hold 5 stateful tasks each, C none (capacity 1 each). Counts: A gives to
  * C (4-5-1), B gives (4-4-2), A gives (3-4-3); so A gives 2, B gives 1. With one warmup, A's
  * lowest task a0 warms up on C. Next round A and B still hold 5 each, the counts are again
- * 3-4-3, a0 is caught up on C and moves at once, and the next warmup starts.
+ * 3-4-3, a0 is caught up on C and moves at once, and the next warmup starts. With groups: A
+ * holds g0..g3 and h0..h3, B joins, counts 4-4: A gives g0 (ids), then h0 (A now holds more of h
+ * than of g, relative to B), then g1, h1; each ends with two of each group.
  */
 final class UnitBalancer {
 
@@ -82,11 +91,18 @@ final class UnitBalancer {
         }
     }
 
-    /** The most moves of stateful tasks to caught-up takers the counts allow ({@link ReadyMoves}). */
+    /**
+     * The most moves of stateful tasks to caught-up takers the counts allow ({@link ReadyMoves}),
+     * starting from the spread-first choice: the ranked moves of {@link #takeBest} over the
+     * caught-up pairs, made for real to count groups, then undone. Without that start the flow
+     * picks any maximum, blind to groups: with standbys, a taker holding copies of one whole
+     * sub-topology would take just that one.
+     */
     private void moveToCaughtUpTakers() {
         List<Integer> tasks = new ArrayList<>();
         List<Integer> givers = new ArrayList<>();
         List<int[]> takers = new ArrayList<>();
+        List<Pair> pairs = new ArrayList<>();
         for (int giver : clients) {
             for (int t : surplus(giver) > 0 ? pool.held(giver) : Collections.<Integer>emptySet()) {
                 int[] caughtUp = Arrays.stream(model.clientsWithLag(t))
@@ -95,6 +111,9 @@ final class UnitBalancer {
                     tasks.add(t);
                     givers.add(giver);
                     takers.add(caughtUp);
+                    for (int taker : caughtUp) {
+                        pairs.add(new Pair(t, giver, taker));
+                    }
                 }
             }
         }
@@ -104,8 +123,14 @@ final class UnitBalancer {
             give[c] = Math.max(0, surplus(c)) / unit;
             take[c] = Math.max(0, -surplus(c)) / unit;
         }
+        Map<Integer, Integer> taskTaker = new HashMap<>();
+        for (Pair tried : takeBest(pairs)) {
+            taskTaker.put(tried.task, tried.taker);
+            pool.move(tried.task, tried.giver);
+        }
+        int[] start = tasks.stream().mapToInt(t -> taskTaker.getOrDefault(t, -1)).toArray();
         int[] takerOf = ReadyMoves.plan(givers.stream().mapToInt(Integer::intValue).toArray(),
-                takers.toArray(new int[0][]), give, take);
+                takers.toArray(new int[0][]), give, take, start);
         for (int i = 0; i < takerOf.length; i++) {
             if (takerOf[i] >= 0) {
                 pool.move(tasks.get(i), takerOf[i]);
@@ -118,10 +143,17 @@ final class UnitBalancer {
     }
 
     /**
-     * Ranks every pair of a task on a giver and a taker once, then takes pairs in that order while
-     * the giver holds too many and the taker too few. One pass fills every taker: while a taker
-     * is short and a giver over, the pair of that taker with one of the giver's remaining tasks
-     * is still ahead.
+     * Takes moves best first while the giver holds too many and the taker too few, by the ranking
+     * of the class comment. The group term is live: each move lowers it for the pairs of the
+     * moved task's group from that giver and to that taker, so the next move of that group comes
+     * from the client that now holds most of it, and goes to the one that now holds least. Ranked
+     * once from the state before any move, instead, every task of a group would tie and the lowest
+     * ids would fill the first taker with one group (seen over multi-round scale-outs: each round
+     * kept a different part of the first round's plan, and a sub-topology ended clustered).
+     *
+     * <p>A lazy queue keeps this near sorting time: a move only lowers group terms, never raises
+     * one, so a queued key is an upper bound of the pair's current one. A pair whose key is still
+     * current when it comes out of the queue is therefore the best; one whose key fell goes back in.
      */
     private void moveTasks() {
         moveToCaughtUpTakers();
@@ -138,15 +170,34 @@ final class UnitBalancer {
                 }
             }
         }
-        pairs.sort(Pair::compareTo);
-        for (Pair pair : pairs) {
-            if (pool.owner[pair.task] == pair.giver && surplus(pair.giver) > 0 && surplus(pair.taker) < 0) {
-                pool.move(pair.task, pair.taker);
-            }
-        }
+        takeBest(pairs);
     }
 
-    /** A candidate move, with its ranking keys computed once from the state before any move. */
+    /**
+     * Makes the moves of the given pairs, best first by the ranking, while the giver holds too
+     * many and the taker too few, counting groups as it goes (see {@link #moveTasks}).
+     *
+     * @return the moves made, in order
+     */
+    private List<Pair> takeBest(List<Pair> pairs) {
+        PriorityQueue<Pair> queue = new PriorityQueue<>(pairs);
+        List<Pair> made = new ArrayList<>();
+        while (!queue.isEmpty()) {
+            Pair pair = queue.poll();
+            if (pool.owner[pair.task] != pair.giver || surplus(pair.giver) <= 0 || surplus(pair.taker) >= 0) {
+                continue;
+            }
+            if (pair.refreshGroupSurplus()) {
+                queue.add(pair);
+            } else {
+                pool.move(pair.task, pair.taker);
+                made.add(pair);
+            }
+        }
+        return made;
+    }
+
+    /** A candidate move, with its ranking keys; only the group term changes as moves are made. */
     private final class Pair implements Comparable<Pair> {
         final int task;
         final int giver;
@@ -154,7 +205,7 @@ final class UnitBalancer {
         private final boolean caughtUp;
         private final long lag;
         private final boolean free;
-        private final long groupSurplus;
+        private long groupSurplus;
         private final long capacities;
 
         Pair(int task, int giver, int taker) {
@@ -164,10 +215,28 @@ final class UnitBalancer {
             this.caughtUp = pool.caught.isCaughtUp(task, taker);
             this.lag = pool.caught.lag(task, taker);
             this.free = !model.stateful[task] && model.priorOwner[task] != giver;
-            int g = model.group[task];
-            this.groupSurplus = (long) pool.groupCount(g, giver) * model.capacity[taker]
-                    - (long) pool.groupCount(g, taker) * model.capacity[giver];
+            this.groupSurplus = currentGroupSurplus();
             this.capacities = (long) model.capacity[giver] * model.capacity[taker];
+        }
+
+        /**
+         * How much more of the task's group the giver holds than the taker, per capacity (the
+         * numerator over {@link #capacities}).
+         */
+        private long currentGroupSurplus() {
+            int g = model.group[task];
+            return (long) pool.groupCount(g, giver) * model.capacity[taker]
+                    - (long) pool.groupCount(g, taker) * model.capacity[giver];
+        }
+
+        /** @return whether the group term fell since the pair was ranked (then it is updated) */
+        boolean refreshGroupSurplus() {
+            long now = currentGroupSurplus();
+            if (now == groupSurplus) {
+                return false;
+            }
+            groupSurplus = now;
+            return true;
         }
 
         @Override

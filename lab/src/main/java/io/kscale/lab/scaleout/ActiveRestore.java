@@ -1,5 +1,8 @@
 package io.kscale.lab.scaleout;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -86,5 +89,27 @@ public final class ActiveRestore {
     public String toString() {
         return String.format(Locale.ROOT, "%s task 0_%d: %.1f-%.1f s, %d records to restore, %d restored, %s", instance,
                 partition, startSeconds, endSeconds, recordsToRestore, recordsRestored, end);
+    }
+
+    /**
+     * @param restores restorations
+     * @return the seconds during which at least one of them lasted (two side by side for 3 s count 3 s)
+     */
+    public static double unionSeconds(List<ActiveRestore> restores) {
+        List<ActiveRestore> sorted = new ArrayList<>(restores);
+        sorted.sort(Comparator.comparingDouble(ActiveRestore::startSeconds));
+        double total = 0;
+        double from = Double.NaN;
+        double to = Double.NaN;
+        for (ActiveRestore restore : sorted) {
+            if (Double.isNaN(from) || restore.startSeconds() > to) {
+                total += Double.isNaN(from) ? 0 : to - from;
+                from = restore.startSeconds();
+                to = restore.endSeconds();
+            } else {
+                to = Math.max(to, restore.endSeconds());
+            }
+        }
+        return Double.isNaN(from) ? total : total + (to - from);
     }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -90,7 +91,9 @@ final class PeerRun {
                 startInstance(streamsProperties);
             }
             log.info("{}: scale-out: {} instances join", peer.label(), settings.instances() - 1);
-            OptionalDouble balancedAfter = awaitBalance(origin, producer);
+            Killed killed = settings.killWarmingInstance() ? killAWarmingInstance(origin, producer) : null;
+            PartitionProgress progress = killed == null ? null : new PartitionProgress(killed.at, committed(admin));
+            OptionalDouble balancedAfter = awaitBalance(origin, producer, admin, progress);
             List<Integer> finalActives = instances.stream().map(ScaleOutInstance::actives).collect(Collectors.toList());
             int rebalances = instances.get(0).rebalances() - rebalancesBefore;
             List<ActiveRestore> restored = restores.since(origin, System.nanoTime());
@@ -103,10 +106,16 @@ final class PeerRun {
                 problems.add(e.getMessage());
             }
             CountCheck counts = checkCounts(producer.ackedPerKey());
+            Optional<WarmupKill> kill = Optional.empty();
+            if (killed != null) {
+                CountCheck recount = checkCounts(InputRecount.countPerKey(clientProperties, topic, settings.partitions()));
+                kill = Optional.of(new WarmupKill(killed.name, killed.standbys, killed.at, balancedAfter, progress,
+                        restored, recount));
+            }
             ScaleOutRun run = new ScaleOutRun(peer, settings.partitions(), settings.instances(),
                     settings.recordsPerSecond(), settings.acceptableRecoveryLag(),
                     settings.balanceTimeout().toMillis() / 1000.0, balancedAfter, finalActives, restored, warmups,
-                    rebalances, counts, timeline, problems);
+                    rebalances, counts, timeline, problems, kill);
             log.info("{}", run);
             return run;
         } finally {
@@ -130,6 +139,12 @@ final class PeerRun {
         props.put("acceptable.recovery.lag", settings.acceptableRecoveryLag());
         props.put("max.warmup.replicas", settings.maxWarmupReplicas());
         props.put("probing.rebalance.interval.ms", settings.probingInterval().toMillis());
+        props.put("session.timeout.ms", (int) settings.sessionTimeout().toMillis());
+        // a third of the session timeout, as Kafka advises (its default 3 s fits the 45 s default)
+        props.put("heartbeat.interval.ms", (int) Math.min(3_000, settings.sessionTimeout().toMillis() / 3));
+        if (settings.restoreRecordsPerSecond() > 0) {
+            props.put("kscale.warmup.restore.records.per.second", settings.restoreRecordsPerSecond());
+        }
         peer.taskAssignorClass().ifPresent(name -> props.put("task.assignor.class", name));
         return props;
     }
@@ -173,19 +188,62 @@ final class PeerRun {
         throw new IllegalStateException(peer.label() + ": the partitions of " + topic + " have no leader after 30 s");
     }
 
+    /** The instance killed during warmup: its name, its warmups then, and when (seconds since the scale-out). */
+    private static final class Killed {
+        final String name;
+        final int standbys;
+        final double at;
+
+        Killed(String name, int standbys, double at) {
+            this.name = name;
+            this.standbys = standbys;
+            this.at = at;
+        }
+    }
+
+    /**
+     * Samples once a second until a joining instance warms up copies (standbys and no active task),
+     * then kills it ({@link ScaleOutInstance#kill}).
+     *
+     * @return the kill, or null (with a problem recorded) if no instance warmed up within the balance timeout
+     */
+    private Killed killAWarmingInstance(long origin, PayloadProducer producer) throws InterruptedException {
+        long deadline = origin + settings.balanceTimeout().toNanos();
+        while (System.nanoTime() < deadline && failure() == null) {
+            TimeUnit.MILLISECONDS.sleep(SAMPLE_MILLIS);
+            Sample sample = sample(origin, producer);
+            for (ScaleOutInstance instance : instances.subList(1, instances.size())) {
+                int standbys = instance.standbys();
+                if (instance.state() == KafkaStreams.State.RUNNING && standbys > 0 && instance.actives() == 0) {
+                    instance.kill();
+                    log.info("{}: killed {} at {} s while it warmed up {} tasks ({})", peer.label(), instance.name(),
+                            String.format("%.1f", sample.seconds()), standbys, sample);
+                    return new Killed(instance.name(), standbys, (System.nanoTime() - origin) / 1e9);
+                }
+            }
+        }
+        problems.add("no joining instance warmed up a task to kill within " + settings.balanceTimeout().toSeconds() + " s");
+        return null;
+    }
+
     /**
      * Samples once a second until the assignment has been balanced for {@code stableFor}, or the
      * balance timeout passed, or an instance failed.
      *
+     * @param progress if not null, records the committed offsets at each sample
      * @return seconds from the origin to the start of the balanced stretch, if there was one
      */
-    private OptionalDouble awaitBalance(long origin, PayloadProducer producer) throws InterruptedException {
+    private OptionalDouble awaitBalance(long origin, PayloadProducer producer, Admin admin, PartitionProgress progress)
+            throws InterruptedException, ExecutionException, TimeoutException {
         long deadline = origin + settings.balanceTimeout().toNanos();
         long balancedSince = -1;
         while (true) {
             TimeUnit.MILLISECONDS.sleep(SAMPLE_MILLIS);
             long now = System.nanoTime();
             Sample sample = sample(origin, producer);
+            if (progress != null) {
+                progress.record(sample.seconds(), committed(admin));
+            }
             String failure = failure();
             if (failure != null) {
                 problems.add(failure);
@@ -213,14 +271,20 @@ final class PeerRun {
     }
 
     /**
-     * Balanced: every instance runs, each has its share of the active tasks (the shares differ by
-     * at most one), no warmup is left and no active task is restoring.
+     * Balanced: every instance not killed runs, each has its share of the active tasks (the shares
+     * differ by at most one), no warmup is left and no active task is restoring.
      */
     private boolean isBalanced(Sample sample) {
-        boolean running = instances.stream().allMatch(i -> i.state() == KafkaStreams.State.RUNNING);
-        int total = sample.actives().stream().mapToInt(Integer::intValue).sum();
-        int most = sample.actives().stream().mapToInt(Integer::intValue).max().orElse(0);
-        int least = sample.actives().stream().mapToInt(Integer::intValue).min().orElse(0);
+        boolean running = instances.stream().allMatch(i -> i.killed() || i.state() == KafkaStreams.State.RUNNING);
+        List<Integer> live = new ArrayList<>();
+        for (int i = 0; i < instances.size(); i++) {
+            if (!instances.get(i).killed()) {
+                live.add(sample.actives().get(i));
+            }
+        }
+        int total = live.stream().mapToInt(Integer::intValue).sum();
+        int most = live.stream().mapToInt(Integer::intValue).max().orElse(0);
+        int least = live.stream().mapToInt(Integer::intValue).min().orElse(0);
         int standbys = sample.standbys().stream().mapToInt(Integer::intValue).sum();
         return running && total == settings.partitions() && most - least <= 1 && standbys == 0
                 && sample.restoringActives() == 0;
@@ -282,9 +346,20 @@ final class PeerRun {
                 + " not processed", peer.label(), timeout.toSeconds(), what, lag, producer.acked()));
     }
 
-    private long lag(Admin admin) throws InterruptedException, ExecutionException, TimeoutException {
+    /** @return the application's committed offset per input partition (0 for none yet) */
+    private Map<Integer, Long> committed(Admin admin) throws InterruptedException, ExecutionException, TimeoutException {
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(app)
                 .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        Map<Integer, Long> offsets = new HashMap<>();
+        for (int p = 0; p < settings.partitions(); p++) {
+            OffsetAndMetadata offset = committed.get(new TopicPartition(topic, p));
+            offsets.put(p, offset == null ? 0 : offset.offset());
+        }
+        return offsets;
+    }
+
+    private long lag(Admin admin) throws InterruptedException, ExecutionException, TimeoutException {
+        Map<Integer, Long> committed = committed(admin);
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         for (int p = 0; p < settings.partitions(); p++) {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
@@ -293,17 +368,19 @@ final class PeerRun {
                 .get(30, TimeUnit.SECONDS);
         long lag = 0;
         for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
-            OffsetAndMetadata offset = committed.get(end.getKey());
-            lag += end.getValue().offset() - (offset == null ? 0 : offset.offset());
+            lag += end.getValue().offset() - committed.get(end.getKey().partition());
         }
         return lag;
     }
 
-    /** Reads every instance's active store and compares each key's count with the records acknowledged. */
+    /** Reads the active store of every instance not killed and compares each key's count with the expected one. */
     private CountCheck checkCounts(Map<String, Long> expected) throws InterruptedException {
         Map<String, Long> stored = new HashMap<>();
         int onTwo = 0;
         for (ScaleOutInstance instance : instances) {
+            if (instance.killed()) {
+                continue;
+            }
             Map<String, Long> counts = query(instance);
             for (Map.Entry<String, Long> entry : counts.entrySet()) {
                 if (stored.put(entry.getKey(), entry.getValue()) != null) {

@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -34,6 +35,7 @@ final class ScaleOutInstance implements AutoCloseable {
     private final AtomicInteger rebalances = new AtomicInteger();
     private volatile KafkaStreams.State state = KafkaStreams.State.CREATED;
     private volatile String failure;
+    private volatile boolean killed;
 
     /**
      * @param name the instance's name in the run, e.g. {@code instance-1}
@@ -92,13 +94,36 @@ final class ScaleOutInstance implements AutoCloseable {
         return rebalances.get();
     }
 
-    /** @return active tasks of the instance's stream threads (as the threads last published them) */
+    /**
+     * Stops the instance the way a crash looks to its group: the client does not leave the group,
+     * its heartbeats stop, and the coordinator removes it once {@code session.timeout.ms} has passed
+     * (a clean close would leave at once and start the rebalance sooner). Closer to a {@code kill -9}
+     * than anything else in one JVM; what differs is local (the threads still write their
+     * checkpoints) and this instance never comes back to use it. Does not wait for the threads.
+     */
+    void kill() {
+        killed = true;
+        streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                .withTimeout(Duration.ZERO));
+    }
+
+    boolean killed() {
+        return killed;
+    }
+
+    /** @return active tasks of the instance's stream threads (as the threads last published them); 0 once killed */
     int actives() {
+        if (killed) {
+            return 0;
+        }
         return streams.metadataForLocalThreads().stream().mapToInt(t -> t.activeTasks().size()).sum();
     }
 
-    /** @return standby tasks (warmups here) of the instance's stream threads */
+    /** @return standby tasks (warmups here) of the instance's stream threads; 0 once killed */
     int standbys() {
+        if (killed) {
+            return 0;
+        }
         return streams.metadataForLocalThreads().stream().mapToInt(t -> t.standbyTasks().size()).sum();
     }
 

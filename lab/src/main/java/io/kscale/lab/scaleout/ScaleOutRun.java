@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.stream.Stream;
 
@@ -34,6 +35,7 @@ public final class ScaleOutRun {
     private final CountCheck counts;
     private final List<Sample> timeline;
     private final List<String> problems;
+    private final Optional<WarmupKill> kill;
 
     /**
      * @param balancedAfter seconds from the scale-out until the assignment was balanced and then
@@ -48,6 +50,16 @@ public final class ScaleOutRun {
                 double balanceTimeoutSeconds, OptionalDouble balancedAfter, List<Integer> finalActives,
                 List<ActiveRestore> restores, int warmupsStarted, int rebalances, CountCheck counts,
                 List<Sample> timeline, List<String> problems) {
+        this(peer, partitions, instances, recordsPerSecond, acceptableRecoveryLag, balanceTimeoutSeconds, balancedAfter,
+                finalActives, restores, warmupsStarted, rebalances, counts, timeline, problems, Optional.empty());
+    }
+
+    /** As above, with what happened when an instance was killed during warmup, if one was. */
+    ScaleOutRun(ScaleOutPeer peer, int partitions, int instances, int recordsPerSecond, long acceptableRecoveryLag,
+                double balanceTimeoutSeconds, OptionalDouble balancedAfter, List<Integer> finalActives,
+                List<ActiveRestore> restores, int warmupsStarted, int rebalances, CountCheck counts,
+                List<Sample> timeline, List<String> problems, Optional<WarmupKill> kill) {
+        this.kill = kill;
         this.peer = peer;
         this.partitions = partitions;
         this.instances = instances;
@@ -126,6 +138,11 @@ public final class ScaleOutRun {
         return timeline;
     }
 
+    /** @return what happened when an instance was killed during warmup, if the settings asked for it */
+    public Optional<WarmupKill> kill() {
+        return kill;
+    }
+
     public List<String> problems() {
         return problems;
     }
@@ -136,19 +153,7 @@ public final class ScaleOutRun {
      *     count 3 s
      */
     public double activeRestoreSeconds() {
-        double total = 0;
-        double from = Double.NaN;
-        double to = Double.NaN;
-        for (ActiveRestore restore : restores) {
-            if (Double.isNaN(from) || restore.startSeconds() > to) {
-                total += Double.isNaN(from) ? 0 : to - from;
-                from = restore.startSeconds();
-                to = restore.endSeconds();
-            } else {
-                to = Math.max(to, restore.endSeconds());
-            }
-        }
-        return Double.isNaN(from) ? total : total + (to - from);
+        return ActiveRestore.unionSeconds(restores);
     }
 
     /** @return the restoration seconds of all active tasks added up (two tasks for 3 s: 6) */
@@ -195,6 +200,6 @@ public final class ScaleOutRun {
                         : String.format(Locale.ROOT, "not balanced within %.0f s", balanceTimeoutSeconds),
                 finalActives, activeRestoreSeconds(), restores.size(), maxRecordsToRestore(), warmupsStarted,
                 rebalances, minRecordsPerSecond(), meanRecordsPerSecond(), recordsPerSecond, maxBacklog(), counts,
-                problems);
+                problems) + kill.map(k -> "; " + k).orElse("");
     }
 }

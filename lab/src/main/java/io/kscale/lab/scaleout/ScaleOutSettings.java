@@ -33,6 +33,9 @@ public final class ScaleOutSettings {
     private final Duration stableFor;
     private final boolean parallel;
     private final Path workDir;
+    private final boolean killWarmingInstance;
+    private final long restoreRecordsPerSecond;
+    private final Duration sessionTimeout;
 
     private ScaleOutSettings(Builder b) {
         this.peers = List.copyOf(b.peers);
@@ -49,6 +52,9 @@ public final class ScaleOutSettings {
         this.stableFor = b.stableFor;
         this.parallel = b.parallel;
         this.workDir = b.workDir;
+        this.killWarmingInstance = b.killWarmingInstance;
+        this.restoreRecordsPerSecond = b.restoreRecordsPerSecond;
+        this.sessionTimeout = b.sessionTimeout;
     }
 
     public static ScaleOutSettings defaults() {
@@ -77,6 +83,9 @@ public final class ScaleOutSettings {
         b.stableFor = stableFor;
         b.parallel = parallel;
         b.workDir = workDir;
+        b.killWarmingInstance = killWarmingInstance;
+        b.restoreRecordsPerSecond = restoreRecordsPerSecond;
+        b.sessionTimeout = sessionTimeout;
         return b;
     }
 
@@ -146,6 +155,28 @@ public final class ScaleOutSettings {
     }
 
     /** Settings with checks: every size positive, at least two instances, a known probing interval. */
+    /**
+     * @return whether, once the instances have joined, one joining instance that warms up a copy
+     *     (standbys, no active task) is stopped without leaving the group, as a crash looks to the
+     *     group: its heartbeats stop and it is removed after {@link #sessionTimeout()}
+     */
+    public boolean killWarmingInstance() {
+        return killWarmingInstance;
+    }
+
+    /**
+     * @return {@code kscale.warmup.restore.records.per.second} given to every instance (only
+     *     WarmupTaskAssignor reads it); 0 leaves it unset
+     */
+    public long restoreRecordsPerSecond() {
+        return restoreRecordsPerSecond;
+    }
+
+    /** @return the consumers' {@code session.timeout.ms}: how long the group waits for a silent instance */
+    public Duration sessionTimeout() {
+        return sessionTimeout;
+    }
+
     public static final class Builder {
         private List<ScaleOutPeer> peers = List.of(ScaleOutPeer.values());
         private int partitions = 6;
@@ -161,6 +192,14 @@ public final class ScaleOutSettings {
         private Duration stableFor = Duration.ofSeconds(5);
         private boolean parallel = true;
         private Path workDir = Path.of("target", "kscale-scale-out");
+        private boolean killWarmingInstance;
+        /**
+         * Below what one instance restores here (a whole 12,000-record changelog took well under a
+         * second): follow-ups come after the predicted catch-up, at least 10 s, not the probing interval.
+         */
+        private long restoreRecordsPerSecond = 5_000;
+        /** Kafka's default. */
+        private Duration sessionTimeout = Duration.ofSeconds(45);
 
         private Builder() {
         }
@@ -235,6 +274,21 @@ public final class ScaleOutSettings {
             return this;
         }
 
+        public Builder killWarmingInstance(boolean killWarmingInstance) {
+            this.killWarmingInstance = killWarmingInstance;
+            return this;
+        }
+
+        public Builder restoreRecordsPerSecond(long restoreRecordsPerSecond) {
+            this.restoreRecordsPerSecond = restoreRecordsPerSecond;
+            return this;
+        }
+
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = Objects.requireNonNull(sessionTimeout, "sessionTimeout");
+            return this;
+        }
+
         /**
          * @return the settings
          * @throws IllegalArgumentException naming the first setting out of range
@@ -255,6 +309,13 @@ public final class ScaleOutSettings {
                     + probingInterval.toSeconds() + " s");
             require(!balanceTimeout.isNegative() && !balanceTimeout.isZero(), "balance timeout must be positive");
             require(!stableFor.isNegative(), "stable-for must not be negative");
+            require(restoreRecordsPerSecond >= 0, "restore records per second must not be negative, got "
+                    + restoreRecordsPerSecond);
+            // the brokers' group.min.session.timeout.ms default
+            require(sessionTimeout.toMillis() >= 6_000, "session timeout must be at least 6 s (the brokers' minimum), got "
+                    + sessionTimeout.toMillis() + " ms");
+            require(!killWarmingInstance || instances >= 3, "killing a warming instance needs at least 3 instances "
+                    + "(one runs alone first, one is killed, one survives), got " + instances);
             return new ScaleOutSettings(this);
         }
 

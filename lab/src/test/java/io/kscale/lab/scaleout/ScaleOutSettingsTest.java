@@ -21,6 +21,9 @@ class ScaleOutSettingsTest {
         assertThat(settings.maxWarmupReplicas()).isEqualTo(2);
         assertThat(settings.probingInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(settings.parallel()).isTrue();
+        assertThat(settings.restoreRecordsPerSecond()).isEqualTo(5_000);
+        assertThat(settings.killWarmingInstance()).isFalse();
+        assertThat(settings.sessionTimeout()).isEqualTo(Duration.ofSeconds(45));
     }
 
     @Test
@@ -28,7 +31,8 @@ class ScaleOutSettingsTest {
         ScaleOutSettings settings = ScaleOutSettings.builder().peers(List.of(ScaleOutPeer.STICKY)).partitions(12)
                 .instances(4).keys(10).preloadRecords(100).valueBytes(64).recordsPerSecond(10)
                 .acceptableRecoveryLag(0).maxWarmupReplicas(3).probingInterval(Duration.ofMinutes(2))
-                .balanceTimeout(Duration.ofSeconds(30)).stableFor(Duration.ZERO).parallel(false).build();
+                .balanceTimeout(Duration.ofSeconds(30)).stableFor(Duration.ZERO).parallel(false)
+                .killWarmingInstance(true).restoreRecordsPerSecond(2_000).sessionTimeout(Duration.ofSeconds(10)).build();
 
         ScaleOutSettings copy = settings.toBuilder().build();
         assertThat(copy).usingRecursiveComparison().isEqualTo(settings);
@@ -43,6 +47,12 @@ class ScaleOutSettingsTest {
         assertThatThrownBy(() -> ScaleOutSettings.builder().keys(500).preloadRecords(100).build())
                 .hasMessageContaining("at least the keys (500)");
         assertThatThrownBy(() -> ScaleOutSettings.builder().valueBytes(4).build()).hasMessageContaining("value bytes");
+        assertThatThrownBy(() -> ScaleOutSettings.builder().sessionTimeout(Duration.ofSeconds(5)).build())
+                .hasMessageContaining("session timeout must be at least 6 s");
+        assertThatThrownBy(() -> ScaleOutSettings.builder().restoreRecordsPerSecond(-1).build())
+                .hasMessageContaining("restore records per second");
+        assertThatThrownBy(() -> ScaleOutSettings.builder().instances(2).killWarmingInstance(true).build())
+                .hasMessageContaining("at least 3 instances");
     }
 
     @Test

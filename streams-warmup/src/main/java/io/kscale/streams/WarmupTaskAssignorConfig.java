@@ -1,0 +1,69 @@
+package io.kscale.streams;
+
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * kscale's own settings of {@link WarmupTaskAssignor}, besides the Streams settings it reads from
+ * {@code AssignmentConfigs}. Kafka Streams instantiates the assignor named by
+ * {@code task.assignor.class} and calls {@code configure} with the main consumer's settings, which
+ * carry every unprefixed key of the Streams configuration, unknown keys included: so these keys are
+ * set in the Streams properties like any other.
+ *
+ * <p>Same shape as the consumer assignor's settings: per key a public {@code X_CONFIG} and
+ * {@code X_DEFAULT}, one {@link ConfigDef} with validators and docs, parsed once into typed fields.
+ */
+public final class WarmupTaskAssignorConfig {
+
+    /** How fast an instance restores a warmup copy, to predict when it catches up. */
+    public static final String RESTORE_RECORDS_PER_SECOND_CONFIG = "kscale.warmup.restore.records.per.second";
+    /** Unknown: the follow-up rebalance comes after probing.rebalance.interval.ms. */
+    public static final long RESTORE_RECORDS_PER_SECOND_DEFAULT = 0L;
+    private static final String RESTORE_RECORDS_PER_SECOND_DOC = "Changelog records per second an instance "
+            + "restores into one warmup copy, used to predict when the copy catches up: a copy lagging L records "
+            + "needs (L - acceptable.recovery.lag) / rate seconds. The follow-up rebalance that promotes caught-up "
+            + "warmups comes after the shortest predicted time over the copies in flight, at least 10 seconds and at "
+            + "most probing.rebalance.interval.ms. Set it a little below the rate you observe (a prediction that "
+            + "comes early costs one more rebalance, one that comes late keeps the old owner busy longer). "
+            + "0 means unknown: the follow-up comes after probing.rebalance.interval.ms, as with Kafka's built-in "
+            + "assignor. Read by the group leader: set it alike on every instance.";
+
+    private static final String GROUP = "Warmup task assignor";
+
+    private static final ConfigDef CONFIG = new ConfigDef()
+            .define(RESTORE_RECORDS_PER_SECOND_CONFIG, Type.LONG, RESTORE_RECORDS_PER_SECOND_DEFAULT, Range.atLeast(0L),
+                    Importance.LOW, RESTORE_RECORDS_PER_SECOND_DOC, GROUP, 0, Width.SHORT, "Restore rate");
+
+    private final long restoreRecordsPerSecond;
+
+    /**
+     * Parses and validates the settings.
+     *
+     * @param props the settings Streams passes to the assignor; unknown keys are ignored
+     * @throws ConfigException naming the key, the value and what is allowed if a value is invalid
+     */
+    public WarmupTaskAssignorConfig(Map<String, ?> props) {
+        Map<String, Object> parsed = CONFIG.parse(props);
+        this.restoreRecordsPerSecond = (Long) parsed.get(RESTORE_RECORDS_PER_SECOND_CONFIG);
+    }
+
+    /** @return the defaults, as if no kscale key were set */
+    static WarmupTaskAssignorConfig defaults() {
+        return new WarmupTaskAssignorConfig(Map.of());
+    }
+
+    /** @return the value of {@value #RESTORE_RECORDS_PER_SECOND_CONFIG}; 0 if unknown */
+    public long restoreRecordsPerSecond() {
+        return restoreRecordsPerSecond;
+    }
+
+    /** @return the definitions of the settings, for documentation */
+    public static ConfigDef configDef() {
+        return new ConfigDef(CONFIG);
+    }
+}
