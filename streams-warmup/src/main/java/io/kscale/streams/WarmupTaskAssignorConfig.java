@@ -25,13 +25,15 @@ public final class WarmupTaskAssignorConfig {
     /** Unknown: the follow-up rebalance comes after probing.rebalance.interval.ms. */
     public static final long RESTORE_RECORDS_PER_SECOND_DEFAULT = 0L;
     private static final String RESTORE_RECORDS_PER_SECOND_DOC = "Changelog records per second an instance "
-            + "restores into one warmup copy, used to predict when the copy catches up: a copy lagging L records "
-            + "needs (L - acceptable.recovery.lag) / rate seconds. The follow-up rebalance that promotes caught-up "
-            + "warmups comes after the shortest predicted time over the copies in flight, at least 10 seconds and at "
-            + "most probing.rebalance.interval.ms. Set it a little below the rate you observe (a prediction that "
-            + "comes early costs one more rebalance, one that comes late keeps the old owner busy longer). "
-            + "0 means unknown: the follow-up comes after probing.rebalance.interval.ms, as with Kafka's built-in "
-            + "assignor. Read by the group leader: set it alike on every instance.";
+            + "restores, all its restoring copies together, used to predict when a warmup copy catches up: a copy "
+            + "lagging L records on an instance that restores n copies at once (its warmups, and its active and "
+            + "standby tasks beyond acceptable.recovery.lag) needs n * (L - acceptable.recovery.lag) / rate seconds. "
+            + "The follow-up rebalance that promotes caught-up warmups comes after the shortest predicted time over "
+            + "the copies in flight, at least 10 seconds and at most probing.rebalance.interval.ms. Set it a little "
+            + "below the rate you observe (a prediction that comes early costs one more rebalance, one that comes "
+            + "late keeps the old owner busy longer). 0 means unknown: the follow-up comes after "
+            + "probing.rebalance.interval.ms, as with Kafka's built-in assignor. Read by the group leader: set it "
+            + "alike on every instance.";
 
     private static final String GROUP = "Warmup task assignor";
 

@@ -37,7 +37,8 @@ class WarmupTaskAssignorFollowUpTest {
 
     /**
      * A owns four stateful tasks, B joins with copies lagging {@code ACCEPTABLE_LAG} plus 60 s of
-     * restore at 5,000 records/s (task 0_0) and 200 s (the others).
+     * restore at 5,000 records/s (task 0_0) and 200 s (the others). B warms up two of them at
+     * once, so each restores at half the rate.
      */
     private static TestApplicationState scaleOutWithLags() {
         return state().stateful(FOUR).client(A, a -> a.active(FOUR))
@@ -59,7 +60,8 @@ class WarmupTaskAssignorFollowUpTest {
         TaskAssignment assignment = assign(scaleOutWithLags(), Map.of(RATE, "5000"));
 
         assertThat(standbyCount(assignment)).as("warmups").isEqualTo(2);
-        assertThat(deadlines(assignment)).containsExactly(Optional.of(NOW.plus(Duration.ofSeconds(60))));
+        assertThat(deadlines(assignment)).as("60 s of restore at half the rate")
+                .containsExactly(Optional.of(NOW.plus(Duration.ofSeconds(120))));
     }
 
     @Test
@@ -70,8 +72,9 @@ class WarmupTaskAssignorFollowUpTest {
 
         assertThat(deadlines(slow)).as("capped at the probing interval").containsExactly(Optional.of(PROBE));
         assertThat(deadlines(fast)).as("at least 10 s").containsExactly(Optional.of(NOW.plusSeconds(10)));
-        // 300,000 records at 7,000/s: 42.86 s, rounded up so the copy has caught up when the rebalance comes.
-        assertThat(deadlines(uneven)).containsExactly(Optional.of(NOW.plusSeconds(43)));
+        // 300,000 records at 3,500/s (two copies share 7,000/s): 85.7 s, rounded up so the copy
+        // has caught up when the rebalance comes.
+        assertThat(deadlines(uneven)).containsExactly(Optional.of(NOW.plusSeconds(86)));
     }
 
     @Test
