@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -266,21 +265,8 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
     }
 
     private static int[] freeLoopbackPorts(int count) throws IOException {
-        // Hold all sockets open until every port is picked, so the ports are distinct.
-        ServerSocket[] sockets = new ServerSocket[count];
-        try {
-            int[] ports = new int[count];
-            for (int i = 0; i < count; i++) {
-                sockets[i] = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-                ports[i] = sockets[i].getLocalPort();
-            }
-            return ports;
-        } finally {
-            for (ServerSocket socket : sockets) {
-                if (socket != null) {
-                    socket.close();
-                }
-            }
+        try (HostPorts ports = HostPorts.reserve(InetAddress.getLoopbackAddress(), count)) {
+            return ports.ports().stream().mapToInt(Integer::intValue).toArray();
         }
     }
 }

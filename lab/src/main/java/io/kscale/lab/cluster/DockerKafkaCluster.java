@@ -145,7 +145,7 @@ public final class DockerKafkaCluster implements KafkaCluster {
         String clusterId = Uuid.randomUuid().toString();
         Network network = Network.newNetwork();
         List<Broker> brokers = new ArrayList<>();
-        try (HostPorts hostPorts = HostPorts.reserve(spec.brokers())) {
+        try (HostPorts hostPorts = HostPorts.reserve(new InetSocketAddress(0).getAddress(), spec.brokers())) {
             // Proxies bind while the planned ports are still held, so they cannot take one.
             for (int id = 0; id < spec.brokers(); id++) {
                 int hostPort = hostPorts.ports().get(id);

@@ -4,11 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.github.dockerjava.api.model.PortBinding;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -103,22 +99,6 @@ class DockerKafkaClusterTest {
         PortBinding parsed = PortBinding.parse(binding);
         assertThat(parsed.getBinding().getHostPortSpec()).isEqualTo("41234");
         assertThat(parsed.getExposedPort().getPort()).isEqualTo(KafkaImageEnvironment.CLIENT_PORT);
-    }
-
-    @Test
-    void shouldReserveDistinctFreeHostPortsAndReleaseThemOnClose() throws IOException {
-        List<Integer> ports;
-        try (HostPorts reserved = HostPorts.reserve(ClusterSpec.MAX_BROKERS)) {
-            ports = reserved.ports();
-            assertThat(ports).hasSize(ClusterSpec.MAX_BROKERS).allMatch(p -> p > 0);
-            assertThat(new HashSet<>(ports)).hasSize(ClusterSpec.MAX_BROKERS);
-        }
-        for (int port : ports) {
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.bind(new InetSocketAddress(port));
-                assertThat(socket.getLocalPort()).isEqualTo(port);
-            }
-        }
     }
 
     @Test
