@@ -87,6 +87,22 @@ final class ScaleOutCommand implements Callable<Integer> {
             description = "Streams' probing.rebalance.interval.ms in seconds, at least 60 (default: ${DEFAULT-VALUE}).")
     private long probingIntervalSeconds;
 
+    @Option(names = "--restore-rate", defaultValue = "5000", paramLabel = "RECORDS_PER_SEC",
+            description = "kscale.warmup.restore.records.per.second for WarmupTaskAssignor (the others ignore it): how"
+                    + " fast an instance restores, to predict when a warmup has caught up; 0 = unknown, follow-ups at"
+                    + " the probing interval (default: ${DEFAULT-VALUE}).")
+    private long restoreRate;
+
+    @Option(names = "--kill-during-warmup",
+            description = "Kill the first joining instance seen warming up a copy (closed without leaving the group,"
+                    + " as a crash would), then measure how the survivors converge.")
+    private boolean killDuringWarmup;
+
+    @Option(names = "--session-timeout", defaultValue = "45", paramLabel = "SECONDS",
+            description = "The instances' session.timeout.ms in seconds: how soon a killed instance leaves the group"
+                    + " (default: ${DEFAULT-VALUE}).")
+    private long sessionTimeoutSeconds;
+
     @Option(names = "--balance-timeout", defaultValue = "150", paramLabel = "SECONDS",
             description = "How long after the scale-out to wait for a balanced assignment; a run that is not balanced"
                     + " by then is reported as such (default: ${DEFAULT-VALUE}).")
@@ -143,6 +159,9 @@ final class ScaleOutCommand implements Callable<Integer> {
                 .stableFor(Duration.ofSeconds(stableForSeconds))
                 .parallel(!oneAtATime)
                 .workDir(stateDir)
+                .restoreRecordsPerSecond(restoreRate)
+                .killWarmingInstance(killDuringWarmup)
+                .sessionTimeout(Duration.ofSeconds(sessionTimeoutSeconds))
                 .build();
     }
 
@@ -150,9 +169,12 @@ final class ScaleOutCommand implements Callable<Integer> {
         return String.format(Locale.ROOT, "%d partitions, %d keys, %d preloaded records of %d bytes, processed by one"
                         + " instance (exactly-once, one thread); then %d records/s while %d instances join."
                         + " acceptable.recovery.lag %d, max.warmup.replicas %d, probing.rebalance.interval.ms %d,"
-                        + " no standbys, group.protocol classic; balance awaited for %d s and held for %d s; assignors"
-                        + " run %s.", s.partitions(), s.keys(), s.preloadRecords(), s.valueBytes(), s.recordsPerSecond(),
+                        + " no standbys, group.protocol classic, session.timeout.ms %d; kscale.warmup.restore.records"
+                        + ".per.second %d for kscale; %sbalance awaited for %d s and held for %d s; assignors run %s.",
+                s.partitions(), s.keys(), s.preloadRecords(), s.valueBytes(), s.recordsPerSecond(),
                 s.instances() - 1, s.acceptableRecoveryLag(), s.maxWarmupReplicas(), s.probingInterval().toMillis(),
+                s.sessionTimeout().toMillis(), s.restoreRecordsPerSecond(),
+                s.killWarmingInstance() ? "the first joining instance seen warming up is killed; " : "",
                 s.balanceTimeout().toSeconds(), s.stableFor().toSeconds(),
                 s.parallel() ? "side by side" : "one after the other");
     }

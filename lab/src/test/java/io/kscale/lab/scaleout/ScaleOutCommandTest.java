@@ -26,6 +26,7 @@ class ScaleOutCommandTest {
                 .contains("--peers", "--partitions", "--instances", "--keys", "--preload", "--value-bytes", "--rate",
                         "--acceptable-recovery-lag", "--max-warmup-replicas", "--probing-interval",
                         "--balance-timeout", "--stable-for", "--one-at-a-time", "--state-dir", "--report-dir",
+                        "--restore-rate", "--kill-during-warmup", "--session-timeout",
                         "--bootstrap-server", "--brokers");
         lab.getSubcommands().get("scale-out").getCommandSpec().options().forEach(option ->
                 assertThat(option.description()).as(option.longestName()).isNotEmpty());
@@ -54,6 +55,9 @@ class ScaleOutCommandTest {
         assertThat(spec.findOption("--stable-for").<Long>getValue()).isEqualTo(defaults.stableFor().toSeconds());
         assertThat(spec.findOption("--one-at-a-time").<Boolean>getValue()).isEqualTo(!defaults.parallel());
         assertThat(spec.findOption("--state-dir").<Path>getValue()).isEqualTo(defaults.workDir());
+        assertThat(spec.findOption("--restore-rate").<Long>getValue()).isEqualTo(defaults.restoreRecordsPerSecond());
+        assertThat(spec.findOption("--kill-during-warmup").<Boolean>getValue()).isEqualTo(defaults.killWarmingInstance());
+        assertThat(spec.findOption("--session-timeout").<Long>getValue()).isEqualTo(defaults.sessionTimeout().toSeconds());
     }
 
     @Test
