@@ -341,7 +341,7 @@ final class LeaderAssignment {
             clients.add(client.build());
         }
         Placement placement = engine.place(new PlacementRequest(tasks, clients, config.placementSettings()));
-        Map<String, String> placed = new TreeMap<>();
+        Map<String, String> placed = new HashMap<>(units.units().size() * 4 / 3 + 1);
         placement.clients().forEach((member, clientPlacement) ->
                 clientPlacement.active().forEach(unitId -> placed.put(unitId, member)));
         Map<String, String> racks = new HashMap<>();

@@ -1,6 +1,7 @@
 package io.kscale.lab.bench;
 
 import io.kscale.assignor.KeyPreservingAssignor;
+import io.kscale.assignor.KeyPreservingAssignorConfig;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,10 +54,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * changed member (0 in the steady case). kscale is configured with
  * {@code group.id=bench, client.id=bench, kscale.assignor.layout.store.enabled=false}.
  *
- * <p>Note on kscale's shape: topics with the same partition count are co-partitioned, so unit
- * {@code T:t} (partition t of every topic) goes to one member; with √P topics of √P partitions
- * there are √P units, and members beyond √P get none (1,000 of 2,000 at 1M, 900 of 1,000 at 10k).
- * Kafka's assignor spreads partitions over every member.
+ * <p>Note on kscale's shape: by default topics with the same partition count are co-partitioned,
+ * so unit {@code T:t} (partition t of every topic) goes to one member; with √P topics of √P
+ * partitions there are √P units, and members beyond √P get none (1,000 of 2,000 at 1M, 900 of
+ * 1,000 at 10k). Kafka's assignor spreads partitions over every member; so does kscale with
+ * {@code -p coPartitioning=none} (P units). Kafka's assignor ignores that parameter.
  *
  * <p>Run from the repository root; the 1M size needs a large heap (kept in the forked JVM with
  * {@code -jvmArgs}) and takes several minutes per assignor:
@@ -91,6 +93,10 @@ public class AssignorBenchmark {
     /** {@code <partitions>x<members>}; partitions must be a square (√P topics of √P partitions). */
     @Param({"10000x1000", "1000000x2000"})
     public String size;
+
+    /** kscale's {@code kscale.assignor.co.partitioning}; {@code none} places every topic's tasks on their own. */
+    @Param({"by-task-count"})
+    public String coPartitioning;
 
     private ConsumerPartitionAssignor leader;
     private Cluster cluster;
@@ -180,7 +186,8 @@ public class AssignorBenchmark {
             case "kscale":
                 KeyPreservingAssignor kscale = new KeyPreservingAssignor();
                 kscale.configure(Map.of("group.id", GROUP, "client.id", GROUP,
-                        "kscale.assignor.layout.store.enabled", false));
+                        "kscale.assignor.layout.store.enabled", false,
+                        KeyPreservingAssignorConfig.CO_PARTITIONING_CONFIG, coPartitioning));
                 return kscale;
             case "cooperative-sticky":
                 return new CooperativeStickyAssignor();
