@@ -83,15 +83,16 @@ import org.slf4j.LoggerFactory;
  * <p><b>Follow-up rule.</b> The engine wants a follow-up while some copy (a warmup, or a standby
  * on the client a task is moving to) is catching up. Its delay is the shortest predicted catch-up
  * time over those copies, at least 10 seconds and at most {@code probing.rebalance.interval.ms}: a
- * copy with a known lag {@code L} needs {@code ceil((L - acceptable.recovery.lag) / rate)}
- * seconds, a copy whose lag or restore rate is unknown needs the probing interval. Streams'
+ * copy with a known lag {@code L} on an instance restoring {@code n} copies at once (they share
+ * its rate) needs {@code ceil(n * (L - acceptable.recovery.lag) / rate)} seconds, a copy whose
+ * lag or restore rate is unknown needs the probing interval. Streams'
  * {@code AssignmentConfigs} carry no restore rate, so the rate is kscale's own setting
  * {@value WarmupTaskAssignorConfig#RESTORE_RECORDS_PER_SECOND_CONFIG}, read in {@link #configure};
  * unset (0), the delay is the probing interval (10 minutes by default), as with Kafka's
  * {@code HighAvailabilityTaskAssignor}. Example: acceptable lag 10,000, rate 5,000 records/s,
- * warmups lagging 310,000 and 1,010,000 records: predicted catch-up in 60 s and 200 s, so the
- * follow-up comes after 60 s; then the first copy is promoted and its budget starts the next
- * warmup. Beyond the earlier follow-up, what differs from the built-in is what a rebalance does:
+ * warmups on two instances lagging 310,000 and 1,010,000 records: predicted catch-up in 60 s and
+ * 200 s, so the follow-up comes after 60 s (on one instance, sharing its rate, 120 s and 400 s);
+ * then the first copy is promoted and its budget starts the next warmup. Beyond the earlier follow-up, what differs from the built-in is what a rebalance does:
  * any rebalance (the follow-up, or a client joining or
  * leaving) promotes every warmup that has caught up and starts the next warmups with the freed
  * budget, and balance is computed from the prior owners, so nothing else moves. The deadline
