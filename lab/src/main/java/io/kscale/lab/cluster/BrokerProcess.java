@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.io.Writer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One KRaft node (broker and controller in one JVM) of a {@link ProcessKafkaCluster}: its ports,
@@ -24,6 +26,8 @@ import java.io.Writer;
  * over {@code CONTROLLER}, both direct, so an added delay slows clients only.
  */
 final class BrokerProcess implements ClusterProbe.ProbedBroker {
+
+    private static final Logger log = LoggerFactory.getLogger(BrokerProcess.class);
 
     private static final String LOG4J2 = String.join("\n",
             "rootLogger.level=INFO",
@@ -145,12 +149,42 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         return process.pid();
     }
 
+    /** SIGSTOP, then wait until the kernel reports the process stopped, so a caller sees it frozen. */
     synchronized void pause() {
         requireRunning();
         if (!Signals.send("STOP", process.pid())) {
             throw new IllegalStateException("Could not pause broker " + id);
         }
         paused = true;
+        awaitFrozen(process.pid(), Duration.ofSeconds(10));
+    }
+
+    /**
+     * A stop signal is delivered asynchronously: right after {@code kill -STOP} the JVM's threads
+     * may still be running (a test read state R there once). Waits for state T in
+     * {@code /proc/<pid>/stat}; where there is no {@code /proc}, returns at once.
+     */
+    private void awaitFrozen(long pid, Duration timeout) {
+        Path stat = Path.of("/proc", Long.toString(pid), "stat");
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (Files.exists(stat)) {
+                String line = Files.readString(stat);
+                char state = line.charAt(line.lastIndexOf(')') + 2);
+                if (state == 'T' || state == 't' || System.nanoTime() > deadline) {
+                    if (state != 'T' && state != 't') {
+                        log.warn("Broker {} (pid {}) is not reported stopped {} after SIGSTOP (state {})", id, pid,
+                                timeout, state);
+                    }
+                    return;
+                }
+                Thread.sleep(5);
+            }
+        } catch (IOException e) {
+            // The process is gone or /proc unreadable: nothing to wait for.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     synchronized void resume() {
