@@ -82,14 +82,8 @@ final class ExpansionCommand implements Callable<Integer> {
         ExpansionScenario scenario = new ExpansionScenario(settings);
         TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings), scenario::runOn);
         List<ExpansionRun> runs = outcome.result;
-        String setup = outcome.setup;
-        out.println();
-        out.print(ExpansionReport.table(runs));
-        Path report = ExpansionReport.writeHtml(runs, setup, reportDir);
-        out.println();
-        out.println("Report: " + report.toAbsolutePath());
-        out.flush();
-        return 0;
+        return TargetClusterOptions.printResults(out, ExpansionReport.table(runs),
+                ExpansionReport.writeHtml(runs, outcome.setup, reportDir));
     }
 
     /** The parsed options as scenario settings; throws {@link IllegalArgumentException} for bad values. */

@@ -121,13 +121,8 @@ final class PartitionerCommand implements Callable<Integer> {
                 runs = scenario.runOn(cluster);
             }
         }
-        out.println();
-        out.print(PartitionerReport.table(runs, settings));
-        Path report = PartitionerReport.writeHtml(runs, settings, setup, reportDir);
-        out.println();
-        out.println("Report: " + report.toAbsolutePath());
-        out.flush();
-        return 0;
+        return TargetClusterOptions.printResults(out, PartitionerReport.table(runs, settings),
+                PartitionerReport.writeHtml(runs, settings, setup, reportDir));
     }
 
     private static String describe(PartitionerSettings s) {

@@ -132,14 +132,8 @@ final class ScaleOutCommand implements Callable<Integer> {
         ScaleOutScenario scenario = new ScaleOutScenario(settings);
         TargetClusterOptions.Outcome<List<ScaleOutRun>> outcome = target.run(out, describe(settings), scenario::runOn);
         List<ScaleOutRun> runs = outcome.result;
-        String setup = outcome.setup;
-        out.println();
-        out.print(ScaleOutReport.table(runs));
-        Path report = ScaleOutReport.writeHtml(runs, setup, reportDir);
-        out.println();
-        out.println("Report: " + report.toAbsolutePath());
-        out.flush();
-        return 0;
+        return TargetClusterOptions.printResults(out, ScaleOutReport.table(runs),
+                ScaleOutReport.writeHtml(runs, outcome.setup, reportDir));
     }
 
     /** The parsed options as scenario settings; throws {@link IllegalArgumentException} for bad values. */

@@ -92,6 +92,20 @@ final class TargetClusterOptions {
         }
     }
 
+    /**
+     * Prints a scenario's text table and where its HTML report went: the end of every scenario command.
+     *
+     * @return the command's exit status
+     */
+    static int printResults(PrintWriter out, String table, Path htmlReport) {
+        out.println();
+        out.print(table);
+        out.println();
+        out.println("Report: " + htmlReport.toAbsolutePath());
+        out.flush();
+        return 0;
+    }
+
     /** The --command-config settings, or none. */
     Map<String, Object> commandConfig() throws IOException {
         Map<String, Object> props = new HashMap<>();

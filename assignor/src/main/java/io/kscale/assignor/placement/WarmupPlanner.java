@@ -55,7 +55,9 @@ final class WarmupPlanner {
             }
         }
         catchingUp.addAll(plan.warmups);
-        plan.followUp = followUp(model, caught, catchingUp, restoringCopies(model, caught, actives, standbys, plan));
+        // Counting every client's restoring copies takes a pass over all tasks: only when a follow-up is wanted.
+        plan.followUp = catchingUp.isEmpty() ? FollowUp.none()
+                : followUp(model, caught, catchingUp, restoringCopies(model, caught, actives, standbys, plan));
         return plan;
     }
 
@@ -100,10 +102,8 @@ final class WarmupPlanner {
         return false;
     }
 
+    /** @param catchingUp the copies catching up for a pending move; not empty */
     private static FollowUp followUp(Model model, CaughtUpClients caught, List<int[]> catchingUp, int[] restoringCopies) {
-        if (catchingUp.isEmpty()) {
-            return FollowUp.none();
-        }
         PlacementSettings settings = model.settings;
         Duration soonest = settings.probingInterval();
         for (int[] copy : catchingUp) {

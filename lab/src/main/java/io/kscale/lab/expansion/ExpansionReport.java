@@ -1,12 +1,9 @@
 package io.kscale.lab.expansion;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import static io.kscale.lab.HtmlPage.escape;
+
+import io.kscale.lab.HtmlPage;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -59,22 +56,8 @@ public final class ExpansionReport {
 
     /** Writes {@code expansion-<time>.html} into {@code dir} and returns its path. */
     public static Path writeHtml(List<ExpansionRun> runs, String setup, Path dir) {
-        String name = "expansion-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".html";
-        Path file = dir.resolve(name);
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kscale expansion lab</title>\n")
-                .append("<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}</style>")
-                .append("</head><body>\n<h1>Split keys and wrong counts while the topic grows, per assignor</h1>\n<p>")
-                .append(escape(setup)).append("</p>\n")
-                .append(chart(runs)).append("\n<pre>").append(escape(table(runs))).append("</pre>\n")
-                .append("</body></html>\n");
-        try {
-            Files.createDirectories(dir);
-            Files.writeString(file, html, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write " + file, e);
-        }
-        return file;
+        return HtmlPage.write(dir, "expansion", "Split keys and wrong counts while the topic grows, per assignor", setup,
+                chart(runs) + "\n<pre>" + escape(table(runs)) + "</pre>\n");
     }
 
     /** Two bars per run, split keys and wrong counts, as a share of its keys (the full height is 100%). */
@@ -121,7 +104,4 @@ public final class ExpansionReport {
                         + "</rect>%n", x, top + height - h, barWidth - 2, h, color, what, count, keys, 100 * share);
     }
 
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-    }
 }

@@ -1,12 +1,9 @@
 package io.kscale.lab.partitioner;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import static io.kscale.lab.HtmlPage.escape;
+
+import io.kscale.lab.HtmlPage;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -40,22 +37,8 @@ public final class PartitionerReport {
 
     /** Writes {@code partitioner-<time>.html} into {@code dir} and returns its path. */
     public static Path writeHtml(List<PartitionerRun> runs, PartitionerSettings settings, String setup, Path dir) {
-        String name = "partitioner-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".html";
-        Path file = dir.resolve(name);
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kscale partitioner lab</title>\n")
-                .append("<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}</style>")
-                .append("</head><body>\n<h1>Bytes per partition, per partitioner</h1>\n<p>")
-                .append(escape(setup)).append("</p>\n")
-                .append(chart(runs)).append("\n<pre>").append(escape(table(runs, settings))).append("</pre>\n")
-                .append("</body></html>\n");
-        try {
-            Files.createDirectories(dir);
-            Files.writeString(file, html, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write " + file, e);
-        }
-        return file;
+        return HtmlPage.write(dir, "partitioner", "Bytes per partition, per partitioner", setup,
+                chart(runs) + "\n<pre>" + escape(table(runs, settings)) + "</pre>\n");
     }
 
     /** Grouped bars: one group per run, one bar per partition, scaled to the largest partition. */
@@ -101,7 +84,4 @@ public final class PartitionerReport {
                 .toArray(String[]::new));
     }
 
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-    }
 }

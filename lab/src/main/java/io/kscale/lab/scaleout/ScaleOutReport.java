@@ -1,12 +1,9 @@
 package io.kscale.lab.scaleout;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import static io.kscale.lab.HtmlPage.escape;
+
+import io.kscale.lab.HtmlPage;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
@@ -74,25 +71,12 @@ public final class ScaleOutReport {
 
     /** Writes {@code scale-out-<time>.html} into {@code dir} and returns its path. */
     public static Path writeHtml(List<ScaleOutRun> runs, String setup, Path dir) {
-        String name = "scale-out-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + ".html";
-        Path file = dir.resolve(name);
-        StringBuilder html = new StringBuilder();
-        html.append("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kscale scale-out lab</title>\n")
-                .append("<style>body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}</style>")
-                .append("</head><body>\n<h1>Kafka Streams scale-out: restore downtime and time to balance, per"
-                        + " assignor</h1>\n<p>")
-                .append(escape(setup)).append("</p>\n<pre>").append(escape(table(runs))).append("</pre>\n");
+        StringBuilder body = new StringBuilder("<pre>").append(escape(table(runs))).append("</pre>\n");
         for (ScaleOutRun run : runs) {
-            html.append("<h2>").append(escape(run.peer().label())).append("</h2>\n").append(timeline(run)).append('\n');
+            body.append("<h2>").append(escape(run.peer().label())).append("</h2>\n").append(timeline(run)).append('\n');
         }
-        html.append("</body></html>\n");
-        try {
-            Files.createDirectories(dir);
-            Files.writeString(file, html, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write " + file, e);
-        }
-        return file;
+        return HtmlPage.write(dir, "scale-out", "Kafka Streams scale-out: restore downtime and time to balance, per"
+                + " assignor", setup, body.toString());
     }
 
     /** The two-panel timeline of one run (see the class comment). */
@@ -218,9 +202,6 @@ public final class ScaleOutReport {
         return top + height - (int) Math.round(share * height);
     }
 
-    static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
-    }
 
     /** The time axis of one timeline: from the first sample (or 0) to the last (or the balance moment). */
     private static final class Axis {
