@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = LabVersion.class,
         description = "Runs real local Kafka clusters and the kscale scenarios against them.",
-        subcommands = {ClusterCommand.class, PartitionerCommand.class, ExpansionCommand.class, ScaleOutCommand.class,
+        subcommands = {ClusterCommand.class, ImageCommand.class, PartitionerCommand.class, ExpansionCommand.class, ScaleOutCommand.class,
             PlacementCommand.class, CommandLine.HelpCommand.class})
 public final class KscaleLab implements Runnable {
 

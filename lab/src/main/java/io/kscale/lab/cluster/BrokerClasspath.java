@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
  * {@value #RESOURCE}), plus {@link BrokerMain}, which is copied out of this JVM's own classpath
  * into a folder of the cluster, so the broker never sees the lab's other classes.
  */
-final class BrokerClasspath {
+public final class BrokerClasspath {
 
     static final String RESOURCE = "/io/kscale/broker/broker.classpath";
     private static final String LAUNCHER_CLASS = BrokerMain.class.getName().replace('.', '/') + ".class";
@@ -50,6 +50,14 @@ final class BrokerClasspath {
             entries.add(jar.toAbsolutePath().toString());
         }
         return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /**
+     * The broker's jars, {@code kafka_2.13} and its runtime dependencies, without the launcher:
+     * what the local Docker image ({@code io.kscale.lab.image}) puts in {@code /opt/kafka/libs}.
+     */
+    public static List<Path> brokerJars() {
+        return readResolvedJars().stream().map(Path::of).collect(Collectors.toList());
     }
 
     private static List<String> readResolvedJars() {

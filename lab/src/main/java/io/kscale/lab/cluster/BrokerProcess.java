@@ -165,14 +165,11 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
      * {@code /proc/<pid>/stat}; where there is no {@code /proc}, returns at once.
      */
     private void awaitFrozen(long pid, Duration timeout) {
-        Path stat = Path.of("/proc", Long.toString(pid), "stat");
         long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            while (Files.exists(stat)) {
-                String line = Files.readString(stat);
-                char state = line.charAt(line.lastIndexOf(')') + 2);
-                if (state == 'T' || state == 't' || System.nanoTime() > deadline) {
-                    if (state != 'T' && state != 't') {
+            for (char state = stateLetter(pid); state != 0; state = stateLetter(pid)) {
+                if (isStopped(state) || System.nanoTime() > deadline) {
+                    if (!isStopped(state)) {
                         log.warn("Broker {} (pid {}) is not reported stopped {} after SIGSTOP (state {})", id, pid,
                                 timeout, state);
                     }
@@ -180,10 +177,30 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
                 }
                 Thread.sleep(5);
             }
-        } catch (IOException e) {
-            // The process is gone or /proc unreadable: nothing to wait for.
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whether the kernel reports the broker's process stopped (state T), as SIGSTOP leaves it. */
+    synchronized boolean isFrozen() {
+        return process != null && isStopped(stateLetter(process.pid()));
+    }
+
+    private static boolean isStopped(char state) {
+        return state == 'T' || state == 't';
+    }
+
+    /**
+     * The state letter of {@code /proc/<pid>/stat} (R, S, D, T, Z...), or 0 when the process is
+     * gone or there is no {@code /proc}.
+     */
+    private static char stateLetter(long pid) {
+        try {
+            String line = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return line.charAt(line.lastIndexOf(')') + 2);
+        } catch (IOException | RuntimeException e) {
+            return 0;
         }
     }
 

@@ -41,9 +41,10 @@ import org.testcontainers.utility.MountableFile;
 /**
  * A KRaft cluster of {@code apache/kafka} containers started through Testcontainers'
  * {@link KafkaContainer}: the same {@link KafkaCluster} as {@link ProcessKafkaCluster}, for
- * machines with a Docker engine. {@link KafkaClusters} picks it when Docker answers or with
- * {@code -Dkscale.cluster=docker}. The image is {@value #DEFAULT_IMAGE}, or the one named by
- * {@code -D}{@value #IMAGE_PROPERTY}.
+ * machines with a Docker engine. {@link KafkaClusters} picks it when Docker is ready or with
+ * {@code -Dkscale.cluster=docker}. The image is the one {@link DockerReadiness} found:
+ * {@value #DEFAULT_IMAGE}, the one named by {@code -D}{@value #IMAGE_PROPERTY}, or kscale's
+ * offline build of it ({@code kscale-lab image}), which keeps the same contract.
  *
  * <p>Layout. Node {@code i} (0 to N-1) is a combined broker and controller in its own container
  * with host name and network alias {@code kafka-i}, on a {@link Network} of its own cluster. All
@@ -51,8 +52,8 @@ import org.testcontainers.utility.MountableFile;
  * {@code 0@kafka-0:9094,1@kafka-1:9094,...}. Listeners, inside each container:
  * <ul>
  *   <li>{@code PLAINTEXT} on 9092, for clients. The container port is published on a host port
- *       chosen up front (a free port, bound on all interfaces like Testcontainers' own random
- *       ports) and fixed in the container's port bindings, so it survives a restart. Clients do
+ *       chosen up front (a free port; on a local engine it is published on 127.0.0.1 only) and
+ *       fixed in the container's port bindings, so it survives a restart. Clients do
  *       not connect to it directly: the advertised address is a {@link LatencyProxy} on
  *       {@code 127.0.0.1} in this JVM that forwards to the published port, exactly as on the
  *       process backend. {@link #bootstrapServers()} lists the proxies.</li>
@@ -80,20 +81,23 @@ import org.testcontainers.utility.MountableFile;
  *       {@code <workDir>/<cluster>/broker-<id>.log} before removing the containers, and startup
  *       failures quote the last lines.</li>
  *   <li>{@link #close()} kills and removes the containers (no controlled shutdown: the data goes
- *       with them anyway) and the network. If this JVM dies, Testcontainers' reaper container
- *       (Ryuk) removes them; with Ryuk disabled ({@code TESTCONTAINERS_RYUK_DISABLED=true}) a
- *       JVM killed with {@code kill -9} leaves them running, labelled {@value #LABEL}.</li>
+ *       with them anyway) and the network. If this JVM dies without running its shutdown hook
+ *       ({@code kill -9}), the next cluster start removes what it left ({@link ContainerReaper},
+ *       which works with Testcontainers' Ryuk disabled, as it must be where its image cannot be
+ *       pulled).</li>
  *   <li>The published host ports are picked as free on this machine just before the containers
  *       are created; if something else takes one in between, or the Docker engine runs on another
  *       machine where it is in use, the start fails with Docker's "port is already allocated":
- *       start again. The proxies forward to {@link DockerClientFactory#dockerHostIpAddress()},
- *       so a remote engine works as long as its published ports are reachable from here.</li>
+ *       start again. For a remote engine ({@code DOCKER_HOST=tcp://...}) the proxies forward to
+ *       {@link DockerClientFactory#dockerHostIpAddress()}, so it works as long as its published
+ *       ports are reachable from here.</li>
  *   <li>Broker property keys must be lower case ({@code [a-z0-9._-]}): the image lower-cases
  *       every {@code KAFKA_*} variable, so other keys cannot be expressed; they are rejected.</li>
  * </ul>
  *
- * <p>This backend needs a Docker engine; the build machine has none, so only its pure helpers are
- * unit-tested there ({@code DockerKafkaClusterTest}).
+ * <p>The integration suite runs on this backend as well as on processes ({@code mvn verify}
+ * runs both when an engine answers); its pure helpers are unit-tested in
+ * {@code DockerKafkaClusterTest}.
  */
 public final class DockerKafkaCluster implements KafkaCluster {
 
@@ -103,9 +107,8 @@ public final class DockerKafkaCluster implements KafkaCluster {
     public static final String DEFAULT_IMAGE = "apache/kafka:4.4.0";
     /** System property naming another image, e.g. a mirror of {@value #DEFAULT_IMAGE}. */
     public static final String IMAGE_PROPERTY = "kscale.docker.image";
-    /** Label on every container of a cluster, its value the cluster's name. */
-    static final String LABEL = "io.kscale.cluster";
 
+    private static final String LOOPBACK = "127.0.0.1";
     private static final int LOG_TAIL_LINES = 30;
     private static final long POLL_MILLIS = 200;
 
@@ -133,24 +136,30 @@ public final class DockerKafkaCluster implements KafkaCluster {
      * @throws IllegalStateException when no Docker engine answers, or the cluster does not get
      *                               ready within {@link ClusterSpec#startupTimeout()}
      */
-    public static DockerKafkaCluster start(ClusterSpec spec) {
+    public static DockerKafkaCluster start(ClusterSpec spec, String imageName) {
         Map<String, String> settings = ProcessKafkaCluster.brokerSettings(spec);
         KafkaImageEnvironment.settingsEnv(settings); // reject keys the image cannot express before touching Docker
         spec.pluginJars().forEach(DockerKafkaCluster::requireJar);
-        DockerImageName image = imageName(System.getProperty(IMAGE_PROPERTY));
+        DockerImageName image = imageName(imageName);
 
-        String dockerHost = dockerHost();
+        boolean localEngine = DockerEngine.local().isLocal();
+        String dockerHost = dockerHost(localEngine);
+        int reaped = ContainerReaper.reapOrphans(docker(), localEngine);
+        if (reaped > 0) {
+            log.info("Removed {} container(s) of Kafka clusters whose JVM is gone", reaped);
+        }
         String name = clusterName();
         Path clusterDir = createDirectory(spec.workDir().resolve(name).toAbsolutePath());
         String clusterId = Uuid.randomUuid().toString();
-        Network network = Network.newNetwork();
+        Map<String, String> labels = ContainerReaper.labels(name);
+        Network network = Network.builder().createNetworkCmdModifier(cmd -> cmd.withLabels(labels)).build();
         List<Broker> brokers = new ArrayList<>();
         try (HostPorts hostPorts = HostPorts.reserve(new InetSocketAddress(0).getAddress(), spec.brokers())) {
             // Proxies bind while the planned ports are still held, so they cannot take one.
             for (int id = 0; id < spec.brokers(); id++) {
                 int hostPort = hostPorts.ports().get(id);
                 LatencyProxy proxy = new LatencyProxy("docker-broker-" + id, new InetSocketAddress(dockerHost, hostPort));
-                brokers.add(new Broker(id, hostPort, proxy));
+                brokers.add(new Broker(id, localEngine ? LOOPBACK : null, hostPort, proxy));
             }
         } catch (IOException e) {
             brokers.forEach(b -> b.proxy.close());
@@ -158,7 +167,7 @@ public final class DockerKafkaCluster implements KafkaCluster {
             throw new UncheckedIOException("Cannot reserve ports for the broker containers", e);
         }
         for (Broker broker : brokers) {
-            broker.container = newContainer(image, spec, name, clusterId, network, broker, settings);
+            broker.container = newContainer(image, spec, name, clusterId, network, broker, settings, labels);
         }
         DockerKafkaCluster cluster = new DockerKafkaCluster(spec, name, clusterDir, network, brokers);
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
@@ -188,18 +197,18 @@ public final class DockerKafkaCluster implements KafkaCluster {
     }
 
     private static KafkaContainer newContainer(DockerImageName image, ClusterSpec spec, String clusterName,
-            String clusterId, Network network, Broker broker, Map<String, String> settings) {
+            String clusterId, Network network, Broker broker, Map<String, String> settings, Map<String, String> labels) {
         String alias = KafkaImageEnvironment.networkAlias(broker.id);
         String advertised = broker.clientAddress();
         KafkaContainer container = new ClientAddressKafkaContainer(image, advertised)
                 .withNetwork(network)
                 .withNetworkAliases(alias)
                 .withEnv(KafkaImageEnvironment.containerEnv(spec, broker.id, clusterId, settings))
-                .withLabel(LABEL, clusterName)
+                .withLabels(labels)
                 .withStartupTimeout(spec.startupTimeout())
                 // Host name = alias: KafkaContainer advertises BROKER://<host name>:9093.
                 .withCreateContainerCmdModifier(cmd -> cmd.withHostName(alias).withName(clusterName + "-" + alias));
-        container.setPortBindings(List.of(portBinding(broker.hostPort)));
+        container.setPortBindings(List.of(portBinding(broker.bindAddress, broker.hostPort)));
         for (Path jar : spec.pluginJars()) {
             container.withCopyFileToContainer(MountableFile.forHostPath(jar), pluginPath(jar));
         }
@@ -218,9 +227,13 @@ public final class DockerKafkaCluster implements KafkaCluster {
         return DockerImageName.parse(requested.trim()).asCompatibleSubstituteFor("apache/kafka");
     }
 
-    /** The container's port binding for a fixed host port, in Testcontainers' {@code host:container} form. */
-    static String portBinding(int hostPort) {
-        return hostPort + ":" + KafkaImageEnvironment.CLIENT_PORT;
+    /**
+     * The container's port binding for a fixed host port, in Testcontainers'
+     * {@code [ip:]host:container} form: on {@code bindAddress} only, or on the engine's default
+     * address when null.
+     */
+    static String portBinding(String bindAddress, int hostPort) {
+        return (bindAddress == null ? "" : bindAddress + ":") + hostPort + ":" + KafkaImageEnvironment.CLIENT_PORT;
     }
 
     /** Where a plugin jar goes in the container: {@code /opt/kafka/libs/<file name>}. */
@@ -293,6 +306,16 @@ public final class DockerKafkaCluster implements KafkaCluster {
         }
         new ClusterProbe(bootstrapServers()).awaitRegistered(broker, spec.startupTimeout());
         log.info("Restarted broker {} (docker start)", brokerId);
+    }
+
+    @Override
+    public boolean isFrozen(int brokerId) {
+        Broker broker = broker(brokerId);
+        synchronized (broker) {
+            InspectContainerResponse.ContainerState state = docker().inspectContainerCmd(broker.containerId()).exec()
+                    .getState();
+            return Boolean.TRUE.equals(state.getPaused());
+        }
     }
 
     @Override
@@ -384,7 +407,16 @@ public final class DockerKafkaCluster implements KafkaCluster {
         return DockerClientFactory.instance().client();
     }
 
-    private static String dockerHost() {
+    /**
+     * Where published ports are reached. A local engine publishes them on loopback (the ports are
+     * bound to 127.0.0.1 explicitly), whatever Testcontainers believes: on a machine carrying
+     * Docker's container marker file, it would name the bridge gateway instead. A remote engine
+     * publishes them on its own address.
+     */
+    private static String dockerHost(boolean localEngine) {
+        if (localEngine) {
+            return LOOPBACK;
+        }
         try {
             return DockerClientFactory.instance().dockerHostIpAddress();
         } catch (RuntimeException e) {
@@ -448,13 +480,16 @@ public final class DockerKafkaCluster implements KafkaCluster {
     /** One node: its fixed host port, its proxy and its container. */
     private static final class Broker implements ClusterProbe.ProbedBroker {
         final int id;
+        /** The host address its port is published on; null for the engine's default. */
+        final String bindAddress;
         final int hostPort;
         final LatencyProxy proxy;
         KafkaContainer container;
         boolean paused;
 
-        Broker(int id, int hostPort, LatencyProxy proxy) {
+        Broker(int id, String bindAddress, int hostPort, LatencyProxy proxy) {
             this.id = id;
+            this.bindAddress = bindAddress;
             this.hostPort = hostPort;
             this.proxy = proxy;
         }

@@ -41,6 +41,13 @@ public interface KafkaCluster extends AutoCloseable {
     /** Resumes a paused broker (SIGCONT). */
     void resume(int brokerId);
 
+    /**
+     * Whether the broker is frozen by {@link #pause}, as the operating system or the Docker
+     * engine reports it now (the process state, or the container's paused flag), not as this
+     * object remembers it.
+     */
+    boolean isFrozen(int brokerId);
+
     /** Kills a broker abruptly ({@code kill -9}); its data directory stays for {@link #restart}. */
     void kill(int brokerId);
 

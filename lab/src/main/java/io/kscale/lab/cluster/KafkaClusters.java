@@ -1,5 +1,6 @@
 package io.kscale.lab.cluster;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -7,6 +8,8 @@ import org.slf4j.LoggerFactory;
 public final class KafkaClusters {
 
     private static final Logger log = LoggerFactory.getLogger(KafkaClusters.class);
+    /** One WARN per JVM when auto falls back from an engine that answers: a test run starts many clusters. */
+    private static final AtomicBoolean fallbackWarned = new AtomicBoolean();
 
     private KafkaClusters() {
     }
@@ -20,16 +23,23 @@ public final class KafkaClusters {
      * Starts a cluster on the requested backend.
      *
      * @param requestedBackend process, docker, auto, or null for auto
+     * @throws DockerUnavailableException when docker was asked for and is not ready
      */
     public static KafkaCluster start(ClusterSpec spec, String requestedBackend) {
-        ClusterBackend.Choice choice = ClusterBackend.choose(requestedBackend, DockerProbe::dockerAnswers);
-        log.info("Starting a {}-broker Kafka cluster on the {} backend", spec.brokers(), choice);
-        switch (choice.backend()) {
-            case DOCKER:
-                return DockerKafkaCluster.start(spec);
-            case PROCESS:
-            default:
-                return ProcessKafkaCluster.start(spec);
+        ClusterBackend.Choice choice = ClusterBackend.choose(requestedBackend, DockerReadiness::check);
+        if (choice.backend() == ClusterBackend.DOCKER) {
+            if (!choice.docker().ready()) {
+                throw new DockerUnavailableException(choice.docker().reason());
+            }
+            log.info("Starting a {}-broker Kafka cluster on the {} backend", spec.brokers(), choice);
+            return DockerKafkaCluster.start(spec, choice.docker().image());
         }
+        DockerReadiness docker = choice.docker();
+        if (docker != null && docker.engineAnswers() && fallbackWarned.compareAndSet(false, true)) {
+            log.warn("Starting Kafka clusters as processes, not on Docker: {}", docker.reason());
+        } else {
+            log.info("Starting a {}-broker Kafka cluster on the {} backend", spec.brokers(), choice);
+        }
+        return ProcessKafkaCluster.start(spec);
     }
 }

@@ -170,6 +170,11 @@ public final class ProcessKafkaCluster implements KafkaCluster {
     }
 
     @Override
+    public boolean isFrozen(int brokerId) {
+        return broker(brokerId).isFrozen();
+    }
+
+    @Override
     public void kill(int brokerId) {
         broker(brokerId).kill();
         log.info("Killed broker {} (kill -9)", brokerId);

@@ -8,34 +8,61 @@ import org.junit.jupiter.api.Test;
 
 class ClusterBackendTest {
 
+    private static final FakeEngine READY = new FakeEngine().answering().withImage(DockerKafkaCluster.DEFAULT_IMAGE)
+            .withImage(DockerReadiness.RYUK_IMAGE);
+
     @Test
-    void shouldTakeDockerOnAutoWhenAnEngineAnswers() {
-        ClusterBackend.Choice choice = ClusterBackend.choose(null, () -> true);
+    void shouldTakeDockerOnAutoWhenDockerIsReady() {
+        ClusterBackend.Choice choice = ClusterBackend.choose(null, () -> READY.readiness(null));
 
         assertThat(choice.backend()).isEqualTo(ClusterBackend.DOCKER);
-        assertThat(choice.reason()).contains("Docker engine answered");
+        assertThat(choice.reason()).contains("ready with " + DockerKafkaCluster.DEFAULT_IMAGE);
+        assertThat(choice.docker().image()).isEqualTo(DockerKafkaCluster.DEFAULT_IMAGE);
     }
 
     @Test
     void shouldTakeProcessesOnAutoWhenNoEngineAnswers() {
-        assertThat(ClusterBackend.choose("auto", () -> false).backend()).isEqualTo(ClusterBackend.PROCESS);
-        assertThat(ClusterBackend.choose("", () -> false).backend()).isEqualTo(ClusterBackend.PROCESS);
+        FakeEngine none = new FakeEngine();
+
+        assertThat(ClusterBackend.choose("auto", () -> none.readiness(null)).backend()).isEqualTo(ClusterBackend.PROCESS);
+        assertThat(ClusterBackend.choose("", () -> none.readiness(null)).backend()).isEqualTo(ClusterBackend.PROCESS);
     }
 
     @Test
-    void shouldObeyAnExplicitChoiceWithoutProbingDocker() {
-        AtomicInteger probes = new AtomicInteger();
+    void shouldTakeProcessesOnAutoWhenTheEngineAnswersButHasNoImage() {
+        // Seen once: auto picked Docker here, and every test class spent minutes retrying pulls.
+        FakeEngine noImage = new FakeEngine().answering();
 
-        assertThat(ClusterBackend.choose("process", () -> probes.incrementAndGet() > 0).backend())
-                .isEqualTo(ClusterBackend.PROCESS);
-        assertThat(ClusterBackend.choose(" DOCKER ", () -> probes.incrementAndGet() > 0).backend())
-                .isEqualTo(ClusterBackend.DOCKER);
-        assertThat(probes).hasValue(0);
+        ClusterBackend.Choice choice = ClusterBackend.choose(null, () -> noImage.readiness(null));
+
+        assertThat(choice.backend()).isEqualTo(ClusterBackend.PROCESS);
+        assertThat(choice.reason()).contains(DockerReadiness.BUILD_COMMAND);
+    }
+
+    @Test
+    void shouldTakeAnExplicitDockerAsAskedAndLeaveTheFailureToTheStart() {
+        FakeEngine noImage = new FakeEngine().answering();
+
+        ClusterBackend.Choice choice = ClusterBackend.choose(" DOCKER ", () -> noImage.readiness(null));
+
+        assertThat(choice.backend()).isEqualTo(ClusterBackend.DOCKER);
+        assertThat(choice.docker().ready()).isFalse();
+    }
+
+    @Test
+    void shouldNotAskDockerForAnExplicitProcessBackend() {
+        AtomicInteger asked = new AtomicInteger();
+
+        assertThat(ClusterBackend.choose("process", () -> {
+            asked.incrementAndGet();
+            return READY.readiness(null);
+        }).backend()).isEqualTo(ClusterBackend.PROCESS);
+        assertThat(asked).hasValue(0);
     }
 
     @Test
     void shouldRejectAnUnknownBackendNamingTheProperty() {
-        assertThatThrownBy(() -> ClusterBackend.choose("podman", () -> false))
+        assertThatThrownBy(() -> ClusterBackend.choose("podman", () -> READY.readiness(null)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kscale.cluster")
                 .hasMessageContaining("podman")
@@ -43,10 +70,9 @@ class ClusterBackendTest {
     }
 
     @Test
-    void shouldAnswerQuicklyThatNoDockerEngineListensOnThisMachine() {
-        // This build machine has a docker client but no engine; the probe must say so, not hang.
+    void shouldAnswerQuicklyWhetherAnEngineListensOnThisMachine() {
         long start = System.nanoTime();
-        boolean answers = DockerProbe.dockerAnswers();
+        boolean answers = DockerEngine.local().answers();
         long millis = (System.nanoTime() - start) / 1_000_000;
 
         if (!answers) {

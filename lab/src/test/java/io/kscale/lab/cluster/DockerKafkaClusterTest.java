@@ -93,10 +93,12 @@ class DockerKafkaClusterTest {
 
     @Test
     void shouldBindAFixedHostPortToTheClientListener() {
-        String binding = DockerKafkaCluster.portBinding(41234);
+        String loopback = DockerKafkaCluster.portBinding("127.0.0.1", 41234);
+        String anyAddress = DockerKafkaCluster.portBinding(null, 41234);
 
-        assertThat(binding).isEqualTo("41234:9092");
-        PortBinding parsed = PortBinding.parse(binding);
+        assertThat(anyAddress).isEqualTo("41234:9092");
+        PortBinding parsed = PortBinding.parse(loopback);
+        assertThat(parsed.getBinding().getHostIp()).isEqualTo("127.0.0.1");
         assertThat(parsed.getBinding().getHostPortSpec()).isEqualTo("41234");
         assertThat(parsed.getExposedPort().getPort()).isEqualTo(KafkaImageEnvironment.CLIENT_PORT);
     }
@@ -124,10 +126,10 @@ class DockerKafkaClusterTest {
         ClusterSpec missingJar = ClusterSpec.builder().brokers(1).workDir(dir)
                 .pluginJar(dir.resolve("missing.jar")).build();
 
-        assertThatThrownBy(() -> DockerKafkaCluster.start(badKey))
+        assertThatThrownBy(() -> DockerKafkaCluster.start(badKey, DockerKafkaCluster.DEFAULT_IMAGE))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Some.Key");
-        assertThatThrownBy(() -> DockerKafkaCluster.start(missingJar))
+        assertThatThrownBy(() -> DockerKafkaCluster.start(missingJar, DockerKafkaCluster.DEFAULT_IMAGE))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("missing.jar");
         assertThat(dir).isEmptyDirectory();
