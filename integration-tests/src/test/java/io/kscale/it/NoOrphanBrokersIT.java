@@ -3,18 +3,17 @@ package io.kscale.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.kscale.it.support.LabProcess;
+import io.kscale.it.support.Suites;
 import io.kscale.lab.cluster.ProcessKafkaCluster;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,15 +22,16 @@ import org.junit.jupiter.api.Test;
  */
 class NoOrphanBrokersIT {
 
-    private static final Duration STARTUP = Duration.ofSeconds(120);
-    private final List<Process> labs = new ArrayList<>();
+    private final List<LabProcess> labs = new ArrayList<>();
+
+    @BeforeEach
+    void processSuiteOnly() {
+        Suites.assumeProcessSuite("it checks broker processes; NoOrphanContainersIT is its Docker counterpart");
+    }
 
     @AfterEach
     void killLeftovers() {
-        for (Process lab : labs) {
-            lab.descendants().forEach(ProcessHandle::destroyForcibly);
-            lab.destroyForcibly();
-        }
+        labs.forEach(LabProcess::destroy);
     }
 
     @Test
@@ -69,54 +69,15 @@ class NoOrphanBrokersIT {
     }
 
     private RunningLab startLab() throws IOException {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Path workDir = Path.of(System.getProperty("kscale.cluster.workdir", "target/kscale-clusters"));
-        Process process = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "io.kscale.lab.KscaleLab", "cluster", "--brokers", "1", "--backend", "process",
-                "--work-dir", workDir.toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
-        labs.add(process);
-        BufferedReader stdout = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        StringBuilder seen = new StringBuilder();
-        CompletableFuture<String> bootstrap = CompletableFuture.supplyAsync(() -> readUntilBootstrap(stdout, seen));
-        String line = bootstrap.orTimeout(STARTUP.toSeconds(), TimeUnit.SECONDS).join();
-        assertThat(line).startsWith("bootstrap.servers=127.0.0.1:");
-        CompletableFuture<String> rest = CompletableFuture.supplyAsync(() -> readAll(stdout, seen));
+        LabProcess lab = LabProcess.startCluster("process", List.of());
+        labs.add(lab);
         // Linux shows at most 4096 characters of a long command line: look for the owner mark,
         // which comes before the classpath.
-        ProcessHandle broker = process.descendants()
+        ProcessHandle broker = lab.process().descendants()
                 .filter(p -> p.info().commandLine().orElse("").contains("-Dkscale.owner.pid="))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no broker process under the lab"));
-        return new RunningLab(process, broker, rest);
-    }
-
-    private static String readUntilBootstrap(BufferedReader stdout, StringBuilder seen) {
-        try {
-            String line;
-            while ((line = stdout.readLine()) != null) {
-                seen.append(line).append('\n');
-                if (line.startsWith("bootstrap.servers=")) {
-                    return line;
-                }
-            }
-            throw new AssertionError("lab ended before printing its bootstrap address:\n" + seen);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
-    }
-
-    private static String readAll(BufferedReader stdout, StringBuilder seen) {
-        try {
-            String line;
-            while ((line = stdout.readLine()) != null) {
-                seen.append(line).append('\n');
-            }
-        } catch (IOException e) {
-            // the lab was killed
-        }
-        return seen.toString();
+        return new RunningLab(lab.process(), broker, lab.output());
     }
 
     private static void run(String... command) throws Exception {

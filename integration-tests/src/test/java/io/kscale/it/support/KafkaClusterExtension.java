@@ -1,11 +1,13 @@
 package io.kscale.it.support;
 
 import io.kscale.lab.cluster.ClusterSpec;
+import io.kscale.lab.cluster.DockerUnavailableException;
 import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.cluster.KafkaClusters;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -15,7 +17,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * Starts the cluster that {@link RealKafkaCluster} describes once per test class and closes it
  * when the class is done (the cluster lives in the class's extension store, which JUnit closes).
  */
-public final class KafkaClusterExtension implements BeforeAllCallback, ParameterResolver {
+public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
 
     /**
      * Broker settings that keep tests fast: a dead broker is fenced (and dropped from ISR) after
@@ -35,6 +37,15 @@ public final class KafkaClusterExtension implements BeforeAllCallback, Parameter
         cluster(context);
     }
 
+    /**
+     * Where the Docker suite cannot run, each test is skipped with the reason, so the report
+     * counts them (a class skipped in beforeAll would show as no tests at all).
+     */
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        cluster(context);
+    }
+
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
         return parameter.getParameter().getType() == KafkaCluster.class;
@@ -51,9 +62,12 @@ public final class KafkaClusterExtension implements BeforeAllCallback, Parameter
      */
     private static KafkaCluster cluster(ExtensionContext context) {
         Class<?> testClass = context.getRequiredTestClass();
-        return context.getStore(NAMESPACE)
-                .getOrComputeIfAbsent(testClass, c -> new ClosableCluster(start(testClass)), ClosableCluster.class)
-                .cluster;
+        ClosableCluster started = context.getStore(NAMESPACE)
+                .getOrComputeIfAbsent(testClass, c -> ClosableCluster.startFor(testClass), ClosableCluster.class);
+        if (started.cluster == null) {
+            Suites.skipOrFail(started.unavailable);
+        }
+        return started.cluster;
     }
 
     private static KafkaCluster start(Class<?> testClass) {
@@ -73,17 +87,36 @@ public final class KafkaClusterExtension implements BeforeAllCallback, Parameter
         return KafkaClusters.start(spec.build());
     }
 
-    /** Lets JUnit close the cluster when the class's store is closed. */
+    /**
+     * The class's cluster, or why the Docker suite has none; lets JUnit close the cluster when
+     * the class's store is closed.
+     */
     private static final class ClosableCluster implements AutoCloseable {
         final KafkaCluster cluster;
+        final String unavailable;
 
-        ClosableCluster(KafkaCluster cluster) {
+        private ClosableCluster(KafkaCluster cluster, String unavailable) {
             this.cluster = cluster;
+            this.unavailable = unavailable;
+        }
+
+        static ClosableCluster startFor(Class<?> testClass) {
+            try {
+                return new ClosableCluster(start(testClass), null);
+            } catch (DockerUnavailableException e) {
+                // Only an explicit docker backend throws this: the Docker suite, with no engine or image.
+                if (Suites.dockerRequired()) {
+                    throw e;
+                }
+                return new ClosableCluster(null, e.getMessage());
+            }
         }
 
         @Override
         public void close() {
-            cluster.close();
+            if (cluster != null) {
+                cluster.close();
+            }
         }
     }
 }
