@@ -80,10 +80,10 @@ final class LayoutAgreement {
         }
         LayoutUpdate update = merged.layout().withPartitionCounts(counts, TopicIds.of(metadata, counts.keySet()),
                 config.expansionPolicy(), config.taskCounts());
-        update.changes().forEach(this::report);
+        update.changes().forEach(change -> report(change, metadata));
         LayoutUpdate retention = update.layout().withLiveTopics(liveTopics(update.layout(), subscribed, metadata),
                 nowMs, config.layoutForgetAfterMs());
-        retention.changes().forEach(this::report);
+        retention.changes().forEach(change -> report(change, metadata));
         GroupLayout layout = retention.layout();
         if (layout.epoch() != merged.layout().epoch()) {
             store.save(layout);
@@ -96,12 +96,12 @@ final class LayoutAgreement {
         return Collections.unmodifiableSet(recreated);
     }
 
-    private void report(LayoutChange change) {
+    private void report(LayoutChange change, Cluster metadata) {
         switch (change.kind()) {
             case RECREATED:
                 recreated.add(change.topic());
                 metrics.topicRecreated();
-                log.warn(change.message());
+                log.warn("{} Its topic id is now {}.", change.message(), metadata.topicId(change.topic()));
                 break;
             case FORGOTTEN:
                 metrics.topicForgotten();

@@ -124,6 +124,35 @@ class TopicIdentityTest {
         }
     }
 
+    /** Ids and stamps come from other members' userData: untrusted, whatever they say, assign() goes on. */
+    @Test
+    void shouldAssignWhateverIdsAndStampsMembersReport() {
+        KeyPreservingAssignor leader = new KeyPreservingAssignor();
+        leader.configure(Map.of("group.id", "g", "client.id", "identity-untrusted",
+                KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false,
+                KeyPreservingAssignorConfig.LAYOUT_FORGET_AFTER_MS_CONFIG, Long.MAX_VALUE));
+        GroupSimulator cluster = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).withTopicIds().topic(EVENTS, 4);
+        Map<String, org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription> subscriptions = new java.util.TreeMap<>();
+        long[][] idsAndStamps = {{1, Long.MAX_VALUE}, {-1, 0}, {Long.MIN_VALUE, -1}, {TopicIds.fingerprint(cluster.topicId(EVENTS)), 5}};
+        for (int m = 0; m < idsAndStamps.length; m++) {
+            TopicLayout topic = TopicLayout.of(EVENTS, 3, 1 + m * 1000).withTopicId(idsAndStamps[m][0]);
+            if (idsAndStamps[m][1] >= 0) {
+                topic = topic.withMissingSince(idsAndStamps[m][1]);
+            }
+            io.kscale.assignor.layout.GroupLayout reported = io.kscale.assignor.layout.GroupLayout.of(m,
+                    java.util.List.of(topic, TopicLayout.of("gone", 2, 2).withMissingSince(Long.MAX_VALUE)));
+            subscriptions.put("m" + m, new org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription(
+                    java.util.List.of(EVENTS), new MemberReport(m, Map.of(EVENTS, java.util.List.of(0, 1, 2)), reported).encode()));
+        }
+
+        Map<String, org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment> assignments = leader.assign(
+                cluster.cluster(), new org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription(subscriptions))
+                .groupAssignment();
+
+        assertThat(assignments.values().stream().flatMap(assignment -> assignment.partitions().stream()))
+                .containsExactlyInAnyOrderElementsOf(partitions(EVENTS, 4));
+    }
+
     private static Set<TopicPartition> partitions(String topic, int count) {
         return IntStream.range(0, count).mapToObj(p -> new TopicPartition(topic, p))
                 .collect(Collectors.toCollection(() -> new TreeSet<>(java.util.Comparator.comparing(TopicPartition::toString))));
