@@ -37,6 +37,8 @@ final class AssignorMetrics {
     private final Sensor withheldPartitions;
     private final Sensor movedTasks;
     private final Sensor layoutStoreLoads;
+    private final Sensor topicsRecreated;
+    private final Sensor topicsForgotten;
     private volatile long layoutEpoch;
 
     AssignorMetrics(String clientId) {
@@ -52,6 +54,10 @@ final class AssignorMetrics {
         this.movedTasks = counter("moved-tasks-total", "Tasks given to a member other than their prior owner.");
         this.layoutStoreLoads = counter("layout-store-loads-total", "Times the leader read the durable layout store "
                 + "because no member knew the layout of a subscribed topic.");
+        this.topicsRecreated = counter("topics-recreated-total", "Topics whose topic id changed under a known name "
+                + "(deleted and re-created): each got a fresh layout.");
+        this.topicsForgotten = counter("topics-forgotten-total", "Topic layouts forgotten because no member "
+                + "subscribed to the topic and the metadata lacked it for kscale.assignor.layout.forget.after.ms.");
         MetricName epoch = REGISTRY.metricName("layout-epoch", GROUP, "Epoch of the group layout this member knows.", tags);
         REGISTRY.removeMetric(epoch);
         REGISTRY.addMetric(epoch, (Gauge<Long>) (config, now) -> layoutEpoch);
@@ -92,6 +98,14 @@ final class AssignorMetrics {
 
     void layoutStoreLoaded() {
         layoutStoreLoads.record();
+    }
+
+    void topicRecreated() {
+        topicsRecreated.record();
+    }
+
+    void topicForgotten() {
+        topicsForgotten.record();
     }
 
     void layoutEpoch(long epoch) {

@@ -55,7 +55,10 @@ import org.slf4j.LoggerFactory;
  * committed offsets) and decodes the last value under the group's key. Worked example: groups
  * {@code g1} and {@code g2} share the topic, which holds {@code [0] g1->epoch 1, [1] g2->epoch 4,
  * [2] g1->epoch 2}; the end offset is 3, so {@code load()} for {@code g1} reads offsets 0-2 and
- * returns epoch 2, for {@code g2} epoch 4. A null value (a tombstone) means no layout; a value
+ * returns epoch 2, for {@code g2} epoch 4. A null value (a tombstone) means no layout: the leader
+ * writes one when every topic of the layout has been forgotten
+ * ({@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG}); a single forgotten topic
+ * needs none, since the group's next record, without it, replaces the last. A value
  * that does not decode is untrusted input, logged once and ignored: {@code load()} then returns
  * empty, and the leader derives the layout from its members and the partition counts.
  *
@@ -272,7 +275,12 @@ final class KafkaLayoutStore implements LayoutStore {
                 topicReady = true;
             }
             produce(layout, deadline);
-            log.info("Stored layout epoch {} of group {} in topic {}", layout.epoch(), groupId, topic);
+            if (layout.isEmpty()) {
+                log.info("Deleted the layout record of group {} in topic {} with a tombstone: no topic is left in "
+                        + "layout epoch {}", groupId, topic, layout.epoch());
+            } else {
+                log.info("Stored layout epoch {} of group {} in topic {}", layout.epoch(), groupId, topic);
+            }
             return;
         } catch (ExecutionException e) {
             cause = String.valueOf(e.getCause());
@@ -319,11 +327,26 @@ final class KafkaLayoutStore implements LayoutStore {
         }
     }
 
-    private void produce(GroupLayout layout, long deadline)
-            throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+    /**
+     * The record value that stores a layout: its {@link LayoutCodec} form, or null (a tombstone)
+     * for a layout with no topic left, so that compaction removes the group's record altogether.
+     *
+     * @param layout the layout to store
+     * @return the value, or null for a tombstone
+     */
+    static byte[] recordValue(GroupLayout layout) {
+        if (layout.isEmpty()) {
+            return null;
+        }
         ByteBuffer encoded = LayoutCodec.encode(layout);
         byte[] value = new byte[encoded.remaining()];
         encoded.get(value);
+        return value;
+    }
+
+    private void produce(GroupLayout layout, long deadline)
+            throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+        byte[] value = recordValue(layout);
         Map<String, Object> settings = new HashMap<>(producerSettings);
         // send() blocks for metadata up to max.block.ms: give it what is left of this call.
         settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, remainingMillis(deadline));

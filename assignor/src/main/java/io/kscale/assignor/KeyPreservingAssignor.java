@@ -9,12 +9,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +63,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of());
     private LayoutStore store = LayoutStore.DISABLED;
     private AssignorMetrics metrics = new AssignorMetrics("");
-    private LongSupplier clock = System::currentTimeMillis;
+    /** The leader's clock: follow-up deadlines, and when a missing topic is forgotten. */
+    private Time time = Time.SYSTEM;
     /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
     private Optional<MemberTaskState> taskState = Optional.empty();
     /** Present with {@link #taskState}: asks for the follow-up as soon as a warmup has caught up. */
@@ -120,11 +121,13 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
 
     /**
      * Computes the group's assignment (on the leader). Never throws for anything members sent:
-     * malformed userData is logged and ignored.
+     * malformed userData is logged and ignored. Only partitions the metadata lists are assigned;
+     * a topic whose id changed gets a fresh layout, and one gone for
+     * {@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG} is forgotten.
      */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        return new LeaderAssignment(config, store, metrics, groupSubscription, clock.getAsLong()).compute(metadata);
+        return new LeaderAssignment(config, store, metrics, groupSubscription, time.milliseconds()).compute(metadata);
     }
 
     @Override
@@ -176,8 +179,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         return knownLayout;
     }
 
-    /** Replaces the leader's clock, epoch ms, for follow-up deadlines (tests). */
-    void clock(LongSupplier clock) {
-        this.clock = clock;
+    /** Replaces the leader's clock, for follow-up deadlines and forgetting (tests, with a mock time). */
+    void time(Time time) {
+        this.time = time;
     }
 }

@@ -97,6 +97,29 @@ public final class KeyPreservingAssignorConfig {
             + "max.poll.interval.ms (the rebalance timeout). On timeout the leader goes on without the stored "
             + "layout and logs a WARN.";
 
+    /** How long the layout keeps a topic that is gone. */
+    public static final String LAYOUT_FORGET_AFTER_MS_CONFIG = "kscale.assignor.layout.forget.after.ms";
+    /**
+     * 24 hours. Long enough for what a group lives through while a topic's only subscribers are
+     * away and the rest of it rebalances: a rolling restart or redeploy (minutes), a crash loop,
+     * a subscription change rolled back the next morning; a topic that comes back within it keeps
+     * its T, so its keys keep their consumer. Short enough that rotating topics cost little: the
+     * layout holds the live topics plus those gone within the last day (1 for daily topics, 24 for
+     * hourly ones, about 20 bytes each in every member's userData).
+     */
+    public static final long LAYOUT_FORGET_AFTER_MS_DEFAULT = 24 * 60 * 60 * 1000L;
+    private static final String LAYOUT_FORGET_AFTER_MS_DOC = "How long the group keeps the task layout (T) of a "
+            + "topic that no member subscribes to and that the group leader's metadata no longer has (a deleted "
+            + "topic, or one dropped from every subscription: with explicit subscriptions the leader's metadata "
+            + "covers only subscribed topics). The grace period starts when a leader first sees the topic gone; the "
+            + "time travels with the layout, so a new leader goes on counting from it. After it the topic is "
+            + "forgotten in the members' userData and in " + "kscale.assignor.layout.store.topic" + " (the group's "
+            + "record is replaced, or deleted by a tombstone once no topic is left), which keeps userData bounded "
+            + "however many topics rotate. A topic that comes back later starts afresh: T is its partition count "
+            + "then, or its count in " + TASK_COUNTS_CONFIG + ", so declare T there for topics that may be away "
+            + "longer and expanded meanwhile. 0 forgets a topic at the first rebalance that sees it gone. Read by "
+            + "the group leader: set it alike on every member.";
+
     /** The member's task state hooks: an instance, or a class to instantiate. */
     public static final String TASK_STATE_LISTENER_CONFIG = "kscale.assignor.task.state.listener";
     private static final String TASK_STATE_LISTENER_DOC = "The member's io.kscale.assignor.TaskStateListener, "
@@ -153,15 +176,17 @@ public final class KeyPreservingAssignorConfig {
                     Importance.LOW, LAYOUT_STORE_REPLICATION_FACTOR_DOC, GROUP, 5, Width.SHORT, "Layout store replication")
             .define(LAYOUT_STORE_TIMEOUT_MS_CONFIG, Type.INT, LAYOUT_STORE_TIMEOUT_MS_DEFAULT, Range.between(100, 300_000),
                     Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 6, Width.SHORT, "Layout store timeout")
+            .define(LAYOUT_FORGET_AFTER_MS_CONFIG, Type.LONG, LAYOUT_FORGET_AFTER_MS_DEFAULT, Range.atLeast(0L),
+                    Importance.LOW, LAYOUT_FORGET_AFTER_MS_DOC, GROUP, 7, Width.SHORT, "Forget layouts after")
             .define(TASK_STATE_LISTENER_CONFIG, Type.CLASS, null, new ListenerClassValidator(),
-                    Importance.MEDIUM, TASK_STATE_LISTENER_DOC, GROUP, 7, Width.LONG, "Task state listener")
+                    Importance.MEDIUM, TASK_STATE_LISTENER_DOC, GROUP, 8, Width.LONG, "Task state listener")
             .define(ACCEPTABLE_RECOVERY_LAG_CONFIG, Type.LONG, ACCEPTABLE_RECOVERY_LAG_DEFAULT, Range.atLeast(0),
-                    Importance.MEDIUM, ACCEPTABLE_RECOVERY_LAG_DOC, GROUP, 8, Width.SHORT, "Acceptable recovery lag")
+                    Importance.MEDIUM, ACCEPTABLE_RECOVERY_LAG_DOC, GROUP, 9, Width.SHORT, "Acceptable recovery lag")
             .define(MAX_WARMUPS_CONFIG, Type.INT, MAX_WARMUPS_DEFAULT, Range.atLeast(1),
-                    Importance.LOW, MAX_WARMUPS_DOC, GROUP, 9, Width.SHORT, "Max warmups")
+                    Importance.LOW, MAX_WARMUPS_DOC, GROUP, 10, Width.SHORT, "Max warmups")
             .define(PROBING_INTERVAL_MS_CONFIG, Type.LONG, PROBING_INTERVAL_MS_DEFAULT,
                     Range.atLeast(60_000L),
-                    Importance.LOW, PROBING_INTERVAL_MS_DOC, GROUP, 10, Width.SHORT, "Probing interval");
+                    Importance.LOW, PROBING_INTERVAL_MS_DOC, GROUP, 11, Width.SHORT, "Probing interval");
 
     private final Map<String, Integer> taskCounts;
     private final ExpansionPolicy expansionPolicy;
@@ -170,6 +195,7 @@ public final class KeyPreservingAssignorConfig {
     private final String layoutStoreTopic;
     private final short layoutStoreReplicationFactor;
     private final Duration layoutStoreTimeout;
+    private final long layoutForgetAfterMs;
     private final String groupId;
     private final String clientId;
     private final TaskStateListener taskStateListener;
@@ -200,6 +226,7 @@ public final class KeyPreservingAssignorConfig {
         this.layoutStoreTopic = (String) parsed.get(LAYOUT_STORE_TOPIC_CONFIG);
         this.layoutStoreReplicationFactor = (Short) parsed.get(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG);
         this.layoutStoreTimeout = Duration.ofMillis((Integer) parsed.get(LAYOUT_STORE_TIMEOUT_MS_CONFIG));
+        this.layoutForgetAfterMs = (Long) parsed.get(LAYOUT_FORGET_AFTER_MS_CONFIG);
         Object group = props.get(ConsumerConfig.GROUP_ID_CONFIG);
         this.groupId = group == null ? "" : group.toString();
         Object client = props.get(ConsumerConfig.CLIENT_ID_CONFIG);
@@ -257,6 +284,11 @@ public final class KeyPreservingAssignorConfig {
     /** @return the value of {@value #LAYOUT_STORE_TIMEOUT_MS_CONFIG} */
     public Duration layoutStoreTimeout() {
         return layoutStoreTimeout;
+    }
+
+    /** @return the value of {@value #LAYOUT_FORGET_AFTER_MS_CONFIG}, ms */
+    public long layoutForgetAfterMs() {
+        return layoutForgetAfterMs;
     }
 
     /** @return the consumer's {@code group.id}, or "" if it has none */
@@ -319,6 +351,7 @@ public final class KeyPreservingAssignorConfig {
                 + ", " + CO_PARTITIONING_CONFIG + "=" + coPartitioning
                 + ", " + LAYOUT_STORE_ENABLED_CONFIG + "=" + layoutStoreEnabled + ", " + LAYOUT_STORE_TOPIC_CONFIG
                 + "=" + layoutStoreTopic + ", " + LAYOUT_STORE_TIMEOUT_MS_CONFIG + "=" + layoutStoreTimeout.toMillis()
+                + ", " + LAYOUT_FORGET_AFTER_MS_CONFIG + "=" + layoutForgetAfterMs
                 + ", " + TASK_STATE_LISTENER_CONFIG + "=" + (taskStateListener == null ? "none"
                 : taskStateListener.getClass().getName()) + ", " + ACCEPTABLE_RECOVERY_LAG_CONFIG + "="
                 + acceptableRecoveryLag() + ", " + MAX_WARMUPS_CONFIG + "=" + maxWarmups() + ", "

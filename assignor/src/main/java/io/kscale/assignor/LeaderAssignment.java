@@ -2,10 +2,6 @@ package io.kscale.assignor;
 
 import io.kscale.assignor.layout.GroupLayout;
 import io.kscale.assignor.layout.LayoutCodec;
-import io.kscale.assignor.layout.LayoutChange;
-import io.kscale.assignor.layout.LayoutMerge;
-import io.kscale.assignor.layout.LayoutUpdate;
-import io.kscale.assignor.layout.MergeConflict;
 import io.kscale.assignor.layout.Unit;
 import io.kscale.assignor.layout.Units;
 import io.kscale.assignor.placement.ClientDescription;
@@ -47,14 +43,16 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li><b>Read the members</b>: each member's {@link MemberReport} (layout, generation, tasks
  *       it owned); userData that is not one is counted and ignored.</li>
- *   <li><b>Agree on the layout</b>: merge what the members report; if a subscribed topic is in
- *       none of them (every member restarted), add what the durable {@link LayoutStore} holds;
- *       then apply the partition counts of the metadata. Changes are logged (ERROR when keys
- *       move task) and counted; a changed layout is stored.</li>
+ *   <li><b>Agree on the layout</b> ({@link LayoutAgreement}): merge what the members report; if
+ *       a subscribed topic is in none of them (every member restarted), add what the durable
+ *       {@link LayoutStore} holds; then apply the partition counts and topic ids of the metadata,
+ *       and forget topics gone for the grace period. Changes are logged (ERROR when keys move
+ *       task, WARN for a re-created topic) and counted; a changed layout is stored.</li>
  *   <li><b>Place the tasks</b>: topics subscribed by the same members are placed together, as
  *       units (task t of every topic with the same T); each unit is a task of the
  *       {@link PlacementEngine}, weighted by its partitions, with its prior owner from
- *       {@code ownedPartitions} (COOPERATIVE) or from the reports (EAGER). The units are
+ *       {@code ownedPartitions} (COOPERATIVE) or from the reports (EAGER). Units hold only the
+ *       partitions the metadata lists, whatever count the layout remembers. The units are
  *       stateful when a member subscribed to them has a {@link TaskStateListener}
  *       ({@link StatefulUnits}, with the members' lags): the engine then moves a unit only to a
  *       caught-up member, and has the member it should move to warm up a copy first (KIP-441).</li>
@@ -91,6 +89,9 @@ final class LeaderAssignment {
     private final Map<String, MemberReport> reports = new HashMap<>();
     private final Map<String, ArrayList<TopicPartition>> assigned = new TreeMap<>();
     private final WarmupPlan warmups;
+    private final long now;
+    /** Topics re-created since the layout last saw them: whoever owned their old partitions is no prior owner. */
+    private Set<String> recreated = Set.of();
     private int movedTasks;
     private int withheldPartitions;
     private int rackSwaps;
@@ -98,7 +99,7 @@ final class LeaderAssignment {
     private Map<String, Map<Integer, String>> reportedOwners;
 
     /**
-     * @param now the leader's clock, epoch ms, from which follow-up deadlines are set
+     * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
      */
     LeaderAssignment(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics,
                      GroupSubscription groupSubscription, long now) {
@@ -107,6 +108,7 @@ final class LeaderAssignment {
         this.metrics = metrics;
         this.subscriptions = new TreeMap<>(groupSubscription.groupSubscription());
         this.warmups = new WarmupPlan(now);
+        this.now = now;
     }
 
     /**
@@ -169,59 +171,12 @@ final class LeaderAssignment {
         // Members share one decoded instance per distinct layout (see MemberReport.decode): merge each once.
         Set<GroupLayout> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
         reports.values().forEach(report -> distinct.add(report.layout()));
-        List<GroupLayout> reported = new ArrayList<>(distinct);
-        LayoutMerge merge = GroupLayout.merge(reported);
-        Map<String, Integer> counts = partitionCounts(metadata);
-        if (counts.keySet().stream().anyMatch(topic -> merge.layout().topic(topic).isEmpty())) {
-            Optional<GroupLayout> stored = store.load();
-            if (stored.isPresent()) {
-                metrics.layoutStoreLoaded();
-                reported.add(stored.get());
-                log.info("No member knew the layout of every subscribed topic; read epoch {} from the layout store",
-                        stored.get().epoch());
-            }
-        }
-        LayoutMerge merged = reported.size() == distinct.size() ? merge : GroupLayout.merge(reported);
-        for (MergeConflict conflict : merged.conflicts()) {
-            log.warn(conflict.message());
-        }
-        LayoutUpdate update = merged.layout().withPartitionCounts(counts, config.expansionPolicy(), config.taskCounts());
-        for (LayoutChange change : update.changes()) {
-            report(change);
-        }
-        GroupLayout layout = update.layout();
-        if (layout.epoch() != merged.layout().epoch()) {
-            store.save(layout);
-        }
+        Set<String> subscribed = new HashSet<>();
+        membersBySubscription().keySet().forEach(subscribed::addAll);
+        LayoutAgreement agreement = new LayoutAgreement(config, store, metrics);
+        GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
+        recreated = agreement.recreated();
         return layout;
-    }
-
-    private void report(LayoutChange change) {
-        if (change.kind().breaksAffinity()) {
-            metrics.affinityBroken();
-            log.error("{} Affinity of keys to consumers is broken for this topic only; the group goes on. To avoid it, "
-                    + "grow topics to a multiple of their task count, or declare the count in {}.",
-                    change.message(), KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG);
-        } else if (change.kind().changesLayout()) {
-            log.info(change.message());
-        } else {
-            log.warn(change.message());
-        }
-        if (change.kind().changesLayout()) {
-            metrics.layoutChanged();
-        }
-    }
-
-    /** Partition counts of the subscribed topics that the metadata knows. */
-    private Map<String, Integer> partitionCounts(Cluster metadata) {
-        Map<String, Integer> counts = new TreeMap<>();
-        membersBySubscription().keySet().forEach(topics -> topics.forEach(topic -> {
-            Integer count = metadata.partitionCountForTopic(topic);
-            if (count != null) {
-                counts.put(topic, count);
-            }
-        }));
-        return counts;
     }
 
     /** Members by the set of topics they subscribe to; a group usually has one such set. */
@@ -312,7 +267,8 @@ final class LeaderAssignment {
 
     private void place(GroupLayout layout, SortedSet<String> members, SortedSet<String> topics,
                        PartitionOwners owners, boolean cooperative, Cluster metadata) {
-        Units units = Units.of(layout, topics, config.coPartitioning());
+        Map<String, Integer> existing = LayoutAgreement.partitionCounts(topics, metadata);
+        Units units = Units.of(layout, topics, config.coPartitioning(), existing);
         Set<String> memberSet = new HashSet<>(members);
         Map<String, String> priorOwner = new HashMap<>();
         Map<String, List<String>> priorUnits = new HashMap<>();
@@ -322,7 +278,9 @@ final class LeaderAssignment {
                 priorUnits.computeIfAbsent(owner, o -> new ArrayList<>()).add(unit.id());
             });
         }
-        StatefulUnits states = StatefulUnits.of(units, topics, members, reports, priorOwner, layout);
+        Set<String> withState = new HashSet<>(topics);
+        withState.removeAll(recreated); // lags of a deleted topic's tasks say nothing about the new one's
+        StatefulUnits states = StatefulUnits.of(units, withState, members, reports, priorOwner, layout);
         List<TaskDescription> tasks = new ArrayList<>();
         List<Unit> stateless = new ArrayList<>();
         for (Unit unit : units.units()) {
@@ -364,11 +322,16 @@ final class LeaderAssignment {
 
     /**
      * The member that owned most partitions of the unit (ties: the smaller member id); under
-     * EAGER, a member whose report lists the unit's task.
+     * EAGER, a member whose report lists the unit's task. Partitions of a re-created topic count
+     * for nobody: they belonged to the deleted topic. (Kafka's COOPERATIVE rule still holds for
+     * them: {@link #handOut} withholds a partition that another member owns by name.)
      */
     private Optional<String> priorOwner(Unit unit, Set<String> members, PartitionOwners owners, boolean cooperative) {
         if (!cooperative) {
             for (String topic : unit.topics()) {
+                if (recreated.contains(topic)) {
+                    continue;
+                }
                 String claimant = reportedOwners().getOrDefault(topic, Map.of()).get(unit.task());
                 if (claimant != null && members.contains(claimant)) {
                     return Optional.of(claimant);
@@ -379,7 +342,7 @@ final class LeaderAssignment {
         String[] single = {null};
         boolean[] mixed = {false};
         unit.forEachPartition((topic, partition) -> {
-            String owner = owners.owner(topic, partition);
+            String owner = recreated.contains(topic) ? null : owners.owner(topic, partition);
             if (single[0] == null) {
                 single[0] = owner;
             }
@@ -391,7 +354,7 @@ final class LeaderAssignment {
         }
         SortedMap<String, Integer> owned = new TreeMap<>();
         unit.forEachPartition((topic, partition) -> {
-            String owner = owners.owner(topic, partition);
+            String owner = recreated.contains(topic) ? null : owners.owner(topic, partition);
             if (owner != null && members.contains(owner)) {
                 owned.merge(owner, 1, Integer::sum);
             }

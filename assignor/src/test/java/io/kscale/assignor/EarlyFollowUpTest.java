@@ -83,14 +83,14 @@ class EarlyFollowUpTest {
         group.join("b", newcomer, ORDERS);
         assertThat(group.rebalance()).as("nothing moves yet").isFalse();
         assertThat(newcomer.warming).as("max.warmups = 2").hasSize(2);
-        assertThat(group.member("b").followUpDeadline()).as("the leader's deadline").hasValue(group.now + PROBING_MS);
+        assertThat(group.member("b").followUpDeadline()).as("the leader's deadline").hasValue(group.time.milliseconds() + PROBING_MS);
         newcomer.warming.forEach(task -> newcomer.lags.put(task, 50 * ACCEPTABLE));
     }
 
     @Test
     void shouldRebalanceAsSoonAsOneWarmupHasCaughtUpRatherThanAtTheDeadline() {
         scaleOut();
-        long now = group.now;
+        long now = group.time.milliseconds();
         TaskRef first = newcomer.warming.iterator().next();
         int callsBefore = newcomer.lagCalls;
 
@@ -112,7 +112,7 @@ class EarlyFollowUpTest {
     @Test
     void shouldAskAtMostOncePerMinimumInterval() {
         scaleOut();
-        long now = group.now;
+        long now = group.time.milliseconds();
         newcomer.warming.forEach(task -> newcomer.lags.put(task, 0L));
         TreeSet<TaskRef> warmups = new TreeSet<>(newcomer.warming);
         assertThat(FollowUpRebalance.triggerIfDue(consumer, now)).isTrue();
@@ -136,20 +136,20 @@ class EarlyFollowUpTest {
 
         // Another member started a rebalance: b has sent its subscription, the assignment is pending.
         group.member("b").assignor.subscriptionUserData(new HashSet<>(List.of(ORDERS)));
-        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.now)).as("rebalancing").isFalse();
+        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.time.milliseconds())).as("rebalancing").isFalse();
         group.rebalance();
-        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.now + 1_000)).as("assigned again").isTrue();
+        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.time.milliseconds() + 1_000)).as("assigned again").isTrue();
     }
 
     @Test
     void shouldNotAskWithoutWarmupsOfItsOwn() {
         scaleOut();
         MemberConsumer owner = new MemberConsumer("a");
-        assertThat(FollowUpRebalance.triggerIfDue(owner, group.now + 1_000)).as("a runs its tasks, lag 0").isFalse();
+        assertThat(FollowUpRebalance.triggerIfDue(owner, group.time.milliseconds() + 1_000)).as("a runs its tasks, lag 0").isFalse();
         group.join("c", ORDERS);
         group.rebalance();
         MemberConsumer stateless = new MemberConsumer("c");
-        assertThat(FollowUpRebalance.triggerIfDue(stateless, group.now + 1_000)).as("stateless").isFalse();
+        assertThat(FollowUpRebalance.triggerIfDue(stateless, group.time.milliseconds() + 1_000)).as("stateless").isFalse();
         assertThat(owner.reasons).isEmpty();
         assertThat(stateless.reasons).isEmpty();
     }
@@ -159,8 +159,8 @@ class EarlyFollowUpTest {
         scaleOut();
         newcomer.warming.forEach(task -> newcomer.lags.put(task, 0L));
         newcomer.failing = true;
-        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.now)).as("no lags, no early request").isFalse();
+        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.time.milliseconds())).as("no lags, no early request").isFalse();
         newcomer.failing = false;
-        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.now + 1_000)).as("lags again").isTrue();
+        assertThat(FollowUpRebalance.triggerIfDue(consumer, group.time.milliseconds() + 1_000)).as("lags again").isTrue();
     }
 }

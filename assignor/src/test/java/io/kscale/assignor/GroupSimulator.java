@@ -24,6 +24,7 @@ import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 
 /**
  * Plays a consumer group's rebalances the way Kafka's ConsumerCoordinator does, without brokers:
@@ -35,7 +36,8 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Members may be stateful: {@link #join(String, ScriptedListener, String...)} registers a
  * {@link TaskStateListener} whose lags the test scripts and whose callbacks it records. Members
  * may also be old ({@link Member#legacy}): they send the version 0 report kscale sent before task
- * state. The leader's clock is {@link #now}.
+ * state. The leader's clock is {@link #time}. The metadata carries topic ids after
+ * {@link #withTopicIds()}, as brokers do; without, as old metadata and most tests.
  */
 final class GroupSimulator {
 
@@ -47,11 +49,15 @@ final class GroupSimulator {
     private final Map<String, Object> settings;
     private final SortedMap<String, Member> members = new TreeMap<>();
     private final Map<String, Integer> partitionCounts = new TreeMap<>();
+    /** Topic ids the metadata carries; empty unless {@link #withTopicIds()} (old metadata, and most tests). */
+    private final Map<String, Uuid> topicIds = new TreeMap<>();
+    private boolean withTopicIds;
+    private long nextTopicId = 1;
     private final int groupNumber = GROUPS.incrementAndGet();
     private List<String> brokerRacks = List.of();
     private int generation;
-    /** The leader's clock, epoch ms, for follow-up deadlines. */
-    long now = 1_700_000_000_000L;
+    /** The leader's clock, for follow-up deadlines and forgetting: tests move it with {@code time.sleep(ms)}. */
+    final MockTime time = new MockTime(1_700_000_000_000L);
 
     GroupSimulator(RebalanceProtocol protocol, Map<String, Object> settings) {
         this.protocol = protocol;
@@ -61,7 +67,7 @@ final class GroupSimulator {
     static final class Member {
         final String id;
         final KeyPreservingAssignor assignor = new KeyPreservingAssignor();
-        final List<String> topics;
+        List<String> topics;
         /** The member's task state hooks, or null for a stateless member. */
         final ScriptedListener listener;
         List<TopicPartition> owned = List.of();
@@ -122,9 +128,43 @@ final class GroupSimulator {
         }
     }
 
+    /** Sets a topic's partition count; a new topic gets a topic id when {@link #withTopicIds()}. */
     GroupSimulator topic(String topic, int partitions) {
         partitionCounts.put(topic, partitions);
+        if (withTopicIds && !topicIds.containsKey(topic)) {
+            topicIds.put(topic, new Uuid(0x6B7363616C65L, nextTopicId++));
+        }
         return this;
+    }
+
+    /** From now on every topic created gets a topic id in the metadata, as brokers since Kafka 2.8 give. */
+    GroupSimulator withTopicIds() {
+        withTopicIds = true;
+        partitionCounts.keySet().forEach(topic -> topicIds.computeIfAbsent(topic,
+                t -> new Uuid(0x6B7363616C65L, nextTopicId++)));
+        return this;
+    }
+
+    /** Deletes a topic: it leaves the metadata, with its id. */
+    GroupSimulator deleteTopic(String topic) {
+        partitionCounts.remove(topic);
+        topicIds.remove(topic);
+        return this;
+    }
+
+    /** Deletes and re-creates a topic: a new topic id (with {@link #withTopicIds()}) and a new count. */
+    GroupSimulator recreateTopic(String topic, int partitions) {
+        return deleteTopic(topic).topic(topic, partitions);
+    }
+
+    /** @return the topic's id in the metadata, or {@link Uuid#ZERO_UUID} */
+    Uuid topicId(String topic) {
+        return topicIds.getOrDefault(topic, Uuid.ZERO_UUID);
+    }
+
+    /** Changes what a member subscribes to, from its next subscription on. */
+    void subscribe(String id, String... topics) {
+        members.get(id).topics = List.of(topics);
     }
 
     Member join(String id, String... topics) {
@@ -141,7 +181,7 @@ final class GroupSimulator {
             memberSettings.put(KeyPreservingAssignorConfig.TASK_STATE_LISTENER_CONFIG, listener);
         }
         member.assignor.configure(memberSettings);
-        member.assignor.clock(() -> now);
+        member.assignor.time(time);
         members.put(id, member);
         return member;
     }
@@ -239,7 +279,7 @@ final class GroupSimulator {
                 partitions.add(new PartitionInfo(topic, p, node, new Node[] {node}, new Node[] {node}));
             }
         });
-        return new Cluster("cluster", nodes, partitions, Set.of(), Set.of());
+        return new Cluster("cluster", nodes, partitions, Set.of(), Set.of(), Set.of(), null, topicIds);
     }
 
     /** @return the member that owns each partition now */
@@ -247,6 +287,12 @@ final class GroupSimulator {
         Map<TopicPartition, String> owners = new HashMap<>();
         members.values().forEach(member -> member.owned.forEach(partition -> owners.put(partition, member.id)));
         return owners;
+    }
+
+    /** @return the size of the largest member's next subscription userData, bytes: what the group's metadata record holds per member */
+    int largestUserData() {
+        return members.values().stream().mapToInt(member ->
+                member.assignor.subscriptionUserData(new HashSet<>(member.topics)).remaining()).max().orElse(0);
     }
 
     /** @return partitions per member now */

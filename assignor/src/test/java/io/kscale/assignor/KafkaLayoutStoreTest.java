@@ -166,6 +166,15 @@ class KafkaLayoutStoreTest {
         }
     }
 
+    /** Issue 11: forgetting the last topic of a group deletes its record, so compaction removes the key. */
+    @Test
+    void shouldWriteATombstoneForALayoutWithoutTopics() {
+        assertThat(KafkaLayoutStore.recordValue(GroupLayout.of(9, List.of()))).isNull();
+        assertThat(KafkaLayoutStore.recordValue(LAYOUT)).isNotEmpty();
+        assertThat(io.kscale.assignor.layout.LayoutCodec.decode(java.nio.ByteBuffer.wrap(KafkaLayoutStore.recordValue(LAYOUT))))
+                .contains(LAYOUT);
+    }
+
     /** A loopback port that is bound but not listening: connections to it are refused. */
     private static Socket refusingPort() throws IOException {
         Socket socket = new Socket();

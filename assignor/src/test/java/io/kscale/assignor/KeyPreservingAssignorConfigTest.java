@@ -24,6 +24,7 @@ class KeyPreservingAssignorConfigTest {
         assertThat(config.layoutStoreTopic()).isEqualTo("kscale-assignor-layouts");
         assertThat(config.layoutStoreReplicationFactor()).isEqualTo((short) -1);
         assertThat(config.layoutStoreTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.layoutForgetAfterMs()).isEqualTo(Duration.ofHours(24).toMillis());
         assertThat(config.groupId()).isEqualTo("g");
         assertThat(config.taskStateListener()).isEmpty();
         assertThat(config.acceptableRecoveryLag()).isEqualTo(10_000L);
@@ -41,6 +42,18 @@ class KeyPreservingAssignorConfigTest {
         assertThat(config.placementSettings().acceptableRecoveryLag()).isZero();
         assertThat(config.placementSettings().maxWarmups()).isEqualTo(5);
         assertThat(config.placementSettings().probingInterval()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @Test
+    void shouldParseTheForgetGracePeriodAndRejectANegativeOne() {
+        assertThat(new KeyPreservingAssignorConfig(Map.of(KeyPreservingAssignorConfig.LAYOUT_FORGET_AFTER_MS_CONFIG, "0"))
+                .layoutForgetAfterMs()).isZero();
+        assertThatThrownBy(() -> new KeyPreservingAssignorConfig(Map.of(
+                KeyPreservingAssignorConfig.LAYOUT_FORGET_AFTER_MS_CONFIG, -1L)))
+                .isInstanceOf(ConfigException.class).hasMessageContaining(KeyPreservingAssignorConfig.LAYOUT_FORGET_AFTER_MS_CONFIG);
+        assertThat(KeyPreservingAssignorConfig.configDef().configKeys().get(KeyPreservingAssignorConfig.LAYOUT_FORGET_AFTER_MS_CONFIG)
+                .documentation).contains(KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG,
+                KeyPreservingAssignorConfig.LAYOUT_STORE_TOPIC_CONFIG);
     }
 
     /** A listener named by class, as from a properties file. */

@@ -87,7 +87,7 @@ class StatefulAssignmentTest {
         assertThat(java.util.Collections.disjoint(b.warming, c.warming)).as("one copy per task").isTrue();
         assertThat(group.member("a").followUpDeadline()).as("a warms nothing: no follow-up of its own").isEmpty();
         for (Member member : List.of(group.member("b"), group.member("c"))) {
-            OptionalLong expected = member.listener.warming.isEmpty() ? OptionalLong.empty() : OptionalLong.of(group.now + PROBING_MS);
+            OptionalLong expected = member.listener.warming.isEmpty() ? OptionalLong.empty() : OptionalLong.of(group.time.milliseconds() + PROBING_MS);
             assertThat(member.followUpDeadline()).as("deadline of %s (restore rate unknown: the probing interval)", member.id)
                     .isEqualTo(expected);
             assertThat(member.info().warmups()).isEqualTo(member.listener.warming);
@@ -97,7 +97,7 @@ class StatefulAssignmentTest {
         for (ScriptedListener listener : List.of(b, c)) {
             listener.warming.forEach(task -> listener.lags.put(task, 2 * ACCEPTABLE));
         }
-        group.now += 60_000;
+        group.time.sleep(60_000);
         assertThat(group.rebalance()).isFalse();
         assertThat(group.owners()).isEqualTo(before);
         Set<TaskRef> stillWarming = new TreeSet<>(b.warming);
@@ -130,7 +130,7 @@ class StatefulAssignmentTest {
             for (ScriptedListener listener : List.of(b, c)) {
                 listener.warming.forEach(task -> listener.lags.put(task, 0L));
             }
-            group.now += 60_000;
+            group.time.sleep(60_000);
             group.rebalanceUntilStable();
             assertUnitsWhole(group);
         }

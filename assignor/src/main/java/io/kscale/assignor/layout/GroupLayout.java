@@ -144,7 +144,21 @@ public final class GroupLayout {
      */
     public LayoutUpdate withPartitionCounts(Map<String, Integer> current, ExpansionPolicy policy,
                                             Map<String, Integer> declaredTaskCounts) {
+        return withPartitionCounts(current, Map.of(), policy, declaredTaskCounts);
+    }
+
+    /**
+     * Applies the current partition counts and topic ids, as {@link #withPartitionCounts(Map,
+     * ExpansionPolicy, Map)} does; a topic whose id differs from its layout's is
+     * {@link Kind#RECREATED}, and a layout without an id takes the metadata's.
+     *
+     * @param topicIds the fingerprint of each topic's id (see {@link TopicLayout}), where the metadata
+     *                 carries one; a topic without an entry (or with 0) keeps today's rules
+     */
+    public LayoutUpdate withPartitionCounts(Map<String, Integer> current, Map<String, Long> topicIds,
+                                            ExpansionPolicy policy, Map<String, Integer> declaredTaskCounts) {
         Objects.requireNonNull(current, "current partition counts");
+        Objects.requireNonNull(topicIds, "topic ids");
         Objects.requireNonNull(policy, "policy");
         checkDeclared(declaredTaskCounts);
         List<Map.Entry<String, Integer>> entries = new ArrayList<>(current.entrySet());
@@ -155,7 +169,9 @@ public final class GroupLayout {
             String topic = entry.getKey();
             TopicLayout old = topic == null ? null : topics.get(topic);
             Integer declared = topic == null ? null : declaredTaskCounts.get(topic);
-            LayoutChange change = TopicExpansion.decide(topic, old, entry.getValue(), declared, policy);
+            Long id = topic == null ? null : topicIds.get(topic);
+            LayoutChange change = TopicExpansion.decide(topic, old, entry.getValue(), id == null ? TopicLayout.NO_ID : id,
+                    declared, policy);
             if (change == null) {
                 continue;
             }
@@ -170,6 +186,21 @@ public final class GroupLayout {
         }
         boolean changed = changes.stream().anyMatch(change -> change.kind().changesLayout());
         return new LayoutUpdate(changed ? new GroupLayout(nextEpoch(epoch), next) : this, changes);
+    }
+
+    /**
+     * Forgets the topics that have been gone for a grace period: see {@link TopicRetention} for the
+     * rules. A topic is live when a member subscribes to it or the leader's metadata has it.
+     *
+     * @param live the topics subscribed by some member or present in the metadata
+     * @param nowMs the leader's clock, epoch ms
+     * @param forgetAfterMs the grace period, at least 0
+     * @return the new layout (this one if nothing changed; otherwise epoch + 1) and one change per
+     *         topic stamped {@link Kind#MISSING}, {@link Kind#RETURNED} or {@link Kind#FORGOTTEN}
+     * @throws IllegalArgumentException if the grace period is negative
+     */
+    public LayoutUpdate withLiveTopics(Collection<String> live, long nowMs, long forgetAfterMs) {
+        return TopicRetention.apply(this, live, nowMs, forgetAfterMs);
     }
 
     /**

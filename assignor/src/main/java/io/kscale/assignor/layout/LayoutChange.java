@@ -31,11 +31,35 @@ public final class LayoutChange {
         /** The operator declared another task count for a known topic: T is now that count. */
         DECLARED(true, true),
         /**
-         * Fewer partitions than last seen. Kafka cannot remove partitions, so this is stale
-         * metadata (or a topic deleted and re-created): the layout keeps T and the higher count,
-         * so no task and no partition is lost.
+         * Fewer partitions than last seen, under the same topic id or where the metadata carries
+         * none. Kafka cannot remove partitions, so this is stale metadata (or, without ids, maybe a
+         * topic deleted and re-created): the layout keeps T and the higher count, so no task is
+         * lost, and the leader assigns only the partitions the metadata lists.
          */
         SHRUNK(false, false),
+        /**
+         * The metadata names another topic id than the layout's: the topic was deleted and
+         * re-created. It is a new topic with new keys: T is its partition count (or the declared
+         * one), and no member counts as its prior owner.
+         */
+        RECREATED(true, false),
+        /**
+         * The metadata named the topic's id for the first time (a layout from before topic ids):
+         * the layout now belongs to it; T and the count stay.
+         */
+        IDENTIFIED(true, false),
+        /**
+         * No member subscribes to the topic and the leader's metadata lacks it: stamped with the
+         * time, and forgotten once the grace period has passed since then.
+         */
+        MISSING(true, false),
+        /** A topic stamped {@link #MISSING} is subscribed or in the metadata again: the stamp is cleared. */
+        RETURNED(true, false),
+        /**
+         * Missing for the whole grace period: the layout forgets the topic, so that userData stays
+         * bounded; if it comes back, it starts afresh like a new topic.
+         */
+        FORGOTTEN(true, false),
         /** The metadata gave no usable count or name for the topic: ignored, layout unchanged. */
         INVALID_INPUT(false, false);
 
@@ -90,7 +114,7 @@ public final class LayoutChange {
         return Optional.ofNullable(before);
     }
 
-    /** @return the topic's layout after; empty only for an unknown topic with invalid input */
+    /** @return the topic's layout after; empty for {@link Kind#FORGOTTEN} and for an unknown topic with invalid input */
     public Optional<TopicLayout> after() {
         return Optional.ofNullable(after);
     }

@@ -9,7 +9,8 @@ import java.util.Objects;
  *
  * <p>The rules. Each topic takes its layout from the highest epoch that knows it, so the newest
  * decision wins, and a topic only older layouts know is kept (a T is never forgotten because
- * one member had not heard of it). Two different layouts of one topic at the same epoch are a
+ * one member had not heard of it; forgetting is the leader's decision after the merge, see
+ * {@link GroupLayout#withLiveTopics}). Two different layouts of one topic at the same epoch are a
  * {@link MergeConflict}: the one with the most partitions wins, then the one with the smallest
  * T. The result does not depend on the order of the input. Its epoch is the highest reported if
  * every layout reported at that epoch equals the result, and one more otherwise, so that one

@@ -1,6 +1,7 @@
 package io.kscale.assignor.layout;
 
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * The tasks of one topic: a fixed task count T and the partition count last seen. Task
@@ -18,6 +19,19 @@ import java.util.Objects;
  * tasks {@code count..T-1} then hold no partitions yet. It is "aligned" when it is a multiple of
  * T, the state in which every key is in the task {@code hash % T}.
  *
+ * <p>Identity. A layout belongs to a topic id when the metadata carries one (brokers since Kafka
+ * 2.8): a topic deleted and re-created under the same name is another topic, with other keys, and
+ * gets a fresh layout. The layout keeps a 64-bit fingerprint of the id ({@code msb ^ lsb} of
+ * Kafka's {@code Uuid}, a random 122-bit value, so the fingerprint is uniformly random): 8 bytes
+ * in every member's userData instead of 16, and the chance that a re-created topic goes unnoticed
+ * is 2<sup>-64</sup> per re-creation. A layout without one (made before topic ids, or from
+ * metadata without them) adopts the id the metadata names.
+ *
+ * <p>Missing since. When no member subscribes to the topic and the leader's metadata lacks it,
+ * the leader stamps the time it first saw that; the stamp travels with the layout (userData,
+ * assignment, store), so a new leader counts the grace period from the same moment and a
+ * topic is forgotten once it has passed (see {@link GroupLayout#withLiveTopics}).
+ *
  * @see <a href="https://cwiki.apache.org/confluence/display/SAMZA/SEP-5%3A+Enable+partition+expansion+of+input+streams">Samza SEP-5</a>
  */
 public final class TopicLayout {
@@ -32,14 +46,23 @@ public final class TopicLayout {
     /** Kafka's limit on topic name length ({@code org.apache.kafka.common.internals.Topic}). */
     public static final int MAX_NAME_LENGTH = 249;
 
+    /** The fingerprint that means "no topic id" (Kafka's {@code Uuid.ZERO_UUID} has it). */
+    static final long NO_ID = 0;
+    /** The stamp that means "not missing". */
+    static final long NOT_MISSING = -1;
+
     private final String topic;
     private final int taskCount;
     private final int partitionCount;
+    private final long topicId;
+    private final long missingSinceMs;
 
-    private TopicLayout(String topic, int taskCount, int partitionCount) {
+    private TopicLayout(String topic, int taskCount, int partitionCount, long topicId, long missingSinceMs) {
         this.topic = topic;
         this.taskCount = taskCount;
         this.partitionCount = partitionCount;
+        this.topicId = topicId;
+        this.missingSinceMs = missingSinceMs;
     }
 
     /**
@@ -65,7 +88,42 @@ public final class TopicLayout {
             throw new IllegalArgumentException("topic '" + topic + "': partition count " + partitionCount
                     + " is outside 1.." + MAX_COUNT);
         }
-        return new TopicLayout(topic, taskCount, partitionCount);
+        return new TopicLayout(topic, taskCount, partitionCount, NO_ID, NOT_MISSING);
+    }
+
+    /**
+     * @param topicIdFingerprint the fingerprint of the topic's id, not 0 (see the class comment)
+     * @return this layout, owned by that topic id
+     * @throws IllegalArgumentException if the fingerprint is 0, which means "no id"
+     */
+    public TopicLayout withTopicId(long topicIdFingerprint) {
+        if (topicIdFingerprint == NO_ID) {
+            throw new IllegalArgumentException("topic '" + topic + "': topic id fingerprint 0 means no id");
+        }
+        return new TopicLayout(topic, taskCount, partitionCount, topicIdFingerprint, missingSinceMs);
+    }
+
+    /**
+     * @param epochMs when a leader first saw no member subscribe to the topic and its metadata lack it, at least 0
+     * @return this layout, stamped missing since then
+     * @throws IllegalArgumentException if the time is negative
+     */
+    public TopicLayout withMissingSince(long epochMs) {
+        if (epochMs < 0) {
+            throw new IllegalArgumentException("topic '" + topic + "': missing since " + epochMs + " is negative");
+        }
+        return new TopicLayout(topic, taskCount, partitionCount, topicId, epochMs);
+    }
+
+    /** @return this layout without a missing-since stamp: the topic is subscribed or in the metadata again */
+    public TopicLayout present() {
+        return missingSinceMs == NOT_MISSING ? this : new TopicLayout(topic, taskCount, partitionCount, topicId, NOT_MISSING);
+    }
+
+    /** The same T, partition count, id and stamp, for another count: ids carry over expansions. */
+    TopicLayout withCounts(int newTaskCount, int newPartitionCount) {
+        TopicLayout counted = of(topic, newTaskCount, newPartitionCount);
+        return new TopicLayout(topic, counted.taskCount, counted.partitionCount, topicId, missingSinceMs);
     }
 
     /**
@@ -109,6 +167,31 @@ public final class TopicLayout {
     /** @return the partition count last seen; never shrinks (see {@link LayoutChange.Kind#SHRUNK}) */
     public int partitionCount() {
         return partitionCount;
+    }
+
+    /** @return the fingerprint of the topic id this layout belongs to; empty if no metadata named one yet */
+    public OptionalLong topicId() {
+        return topicId == NO_ID ? OptionalLong.empty() : OptionalLong.of(topicId);
+    }
+
+    /** @return when a leader first saw the topic unsubscribed and absent from its metadata, epoch ms; empty if it was not */
+    public OptionalLong missingSince() {
+        return missingSinceMs == NOT_MISSING ? OptionalLong.empty() : OptionalLong.of(missingSinceMs);
+    }
+
+    /** @return whether this layout and {@code other} are of the same topic, T and partition count; ids and stamps aside */
+    boolean sameTasks(TopicLayout other) {
+        return taskCount == other.taskCount && partitionCount == other.partitionCount && topic.equals(other.topic);
+    }
+
+    /**
+     * Whether {@code other} is this layout as a reader that knows fewer fields left it: the same
+     * tasks, and an id and stamp that are this one's or absent. A member on an older kscale
+     * decodes a newer layout without its id and stamp and reports it so; that is no disagreement.
+     */
+    boolean covers(TopicLayout other) {
+        return sameTasks(other) && (other.topicId == NO_ID || other.topicId == topicId)
+                && (other.missingSinceMs == NOT_MISSING || other.missingSinceMs == missingSinceMs);
     }
 
     /** @return whether the partition count is a multiple of T, so every key is in task {@code hash % T} */
@@ -160,16 +243,23 @@ public final class TopicLayout {
             return false;
         }
         TopicLayout that = (TopicLayout) o;
-        return taskCount == that.taskCount && partitionCount == that.partitionCount && topic.equals(that.topic);
+        return sameTasks(that) && topicId == that.topicId && missingSinceMs == that.missingSinceMs;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(topic, taskCount, partitionCount);
+        return Objects.hash(topic, taskCount, partitionCount, topicId, missingSinceMs);
     }
 
     @Override
     public String toString() {
-        return topic + "(T=" + taskCount + ", partitions " + partitionCount + ")";
+        return topic + "(T=" + taskCount + ", partitions " + partitionCount
+                + (topicId == NO_ID ? "" : ", id " + idString(topicId))
+                + (missingSinceMs == NOT_MISSING ? "" : ", missing since " + missingSinceMs) + ")";
+    }
+
+    /** @return a fingerprint as 16 hex digits, as logs show it */
+    static String idString(long fingerprint) {
+        return String.format("%016x", fingerprint);
     }
 }

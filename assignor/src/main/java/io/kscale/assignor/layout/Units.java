@@ -25,8 +25,11 @@ import java.util.TreeSet;
  * {@code audit} (T=2, 2 partitions) give units {@code 2:0 {audit 0}}, {@code 2:1 {audit 1}},
  * {@code 4:0 {orders 0, 4; payments 0}}, ..., {@code 4:3 {orders 3, 7; payments 3}}; every
  * partition is in exactly one unit, and partition p of a topic is in the unit of task
- * {@code p % T}. The units use the layout's partition counts, which never shrink, so a leader
- * with stale metadata still assigns every partition the group has seen.
+ * {@code p % T}. The units hold the partitions below both the layout's count, which never
+ * shrinks, and the count of the metadata given to {@link #of(GroupLayout, Collection,
+ * CoPartitioning, Map)}: a leader whose metadata is stale (or whose topic was re-created with
+ * fewer partitions, where the metadata has no topic ids) assigns no partition that the metadata
+ * lacks, since members could not fetch it, and still keeps T.
  */
 public final class Units {
 
@@ -54,12 +57,26 @@ public final class Units {
      * @return the units
      */
     public static Units of(GroupLayout layout, Collection<String> topics, CoPartitioning coPartitioning) {
+        return of(layout, topics, coPartitioning, null);
+    }
+
+    /**
+     * Builds the units of some topics, of the partitions that exist.
+     *
+     * @param existing partition count per topic in the metadata; a topic's units hold only its
+     *                 partitions below this count (and the layout's); a topic without an entry is
+     *                 left out and listed in {@link #unknownTopics()}
+     * @see #of(GroupLayout, Collection, CoPartitioning)
+     */
+    public static Units of(GroupLayout layout, Collection<String> topics, CoPartitioning coPartitioning,
+                           Map<String, Integer> existing) {
         // Groups in order of T, then of their first topic: the units' order, which placement ties follow.
         SortedMap<Integer, SortedMap<String, List<TopicLayout>>> groups = new TreeMap<>();
         Map<String, TopicLayout> known = new HashMap<>();
         SortedSet<String> unknown = new TreeSet<>();
         for (String topic : new TreeSet<>(topics)) {
-            Optional<TopicLayout> topicLayout = layout.topic(topic);
+            Optional<TopicLayout> topicLayout = existing == null ? layout.topic(topic)
+                    : layout.topic(topic).flatMap(full -> within(full, existing.get(topic)));
             if (topicLayout.isEmpty()) {
                 unknown.add(topic);
                 continue;
@@ -85,6 +102,15 @@ public final class Units {
             members.forEach(member -> index.put(member.topic(), byTask));
         }));
         return new Units(units, known, index, unknown);
+    }
+
+    /** @return the layout as far as the metadata's partitions reach; empty if the metadata has none */
+    private static Optional<TopicLayout> within(TopicLayout layout, Integer existing) {
+        if (existing == null || existing < 1) {
+            return Optional.empty();
+        }
+        return Optional.of(existing >= layout.partitionCount() ? layout
+                : layout.withCounts(layout.taskCount(), existing));
     }
 
     /** @return the units, ordered by T, then first topic, then task; each with weight at least 1 */

@@ -25,7 +25,12 @@
  * follows the {@link io.kscale.assignor.layout.ExpansionPolicy}: keep T = 4 (and realign at 20)
  * or rebase T to 18.
  *
- * <p>Classes: {@link io.kscale.assignor.layout.TopicLayout} (one topic's T and partition count),
+ * <p>A layout belongs to a topic id where the metadata names one: a topic deleted and re-created
+ * under its name starts afresh ({@link io.kscale.assignor.layout.LayoutChange.Kind#RECREATED}). A
+ * topic no member subscribes to and the metadata lacks is forgotten after a grace period
+ * ({@link io.kscale.assignor.layout.GroupLayout#withLiveTopics}), so rotating topics do not pile up.
+ *
+ * <p>Classes: {@link io.kscale.assignor.layout.TopicLayout} (one topic's T, partition count, id),
  * {@link io.kscale.assignor.layout.GroupLayout} (all topics, versioned by an epoch; applies new
  * partition counts and merges what members report), {@link io.kscale.assignor.layout.Units} (the
  * units of a subscription, for placement), {@link io.kscale.assignor.layout.LayoutCodec} (the

@@ -34,7 +34,7 @@ class LayoutCodecFuzzTest {
 
     @Provide
     Arbitrary<GroupLayout> layouts() {
-        return LayoutFixtures.groupLayouts(40);
+        return Arbitraries.oneOf(LayoutFixtures.groupLayouts(40), LayoutFixtures.identifiedGroupLayouts(40));
     }
 
     @Property(tries = 500)

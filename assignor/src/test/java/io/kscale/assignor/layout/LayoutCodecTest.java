@@ -89,14 +89,67 @@ class LayoutCodecTest {
         assertThat(decode(encode(unrelated))).contains(unrelated);
     }
 
+    /** A version 2 message (none exists yet) is read as far as version 1 goes: its sections, then anything. */
     @Test
-    void shouldDecodeTheVersionZeroPrefixOfAHigherVersion() {
+    void shouldDecodeTheKnownPrefixOfAHigherVersion() {
         byte[] v0 = encode(TWO_TOPICS);
-        byte[] v1 = Arrays.copyOf(v0, v0.length + 3);
-        v1[1] = 1;
-        v1[v0.length] = 0x7F;
+        byte[] v2 = Arrays.copyOf(v0, v0.length + 2 + 3);
+        v2[1] = 2;
+        v2[v0.length + 2] = 0x7F; // after the two topics' v1 flags (0: no id, no stamp)
 
-        assertThat(decode(seal(v1))).contains(TWO_TOPICS);
+        assertThat(decode(seal(v2))).contains(TWO_TOPICS);
+    }
+
+    /**
+     * The format of the class comment, version 1: a topic id's fingerprint and a missing-since
+     * stamp per topic after the version 0 body, which a kscale before topic ids reads alone.
+     */
+    @Test
+    void shouldEncodeVersionOneExactlyAsDocumented() {
+        GroupLayout identified = GroupLayout.of(3, List.of(TopicLayout.of(ORDERS, 4, 8).withTopicId(0x0102030405060708L)));
+        String body = "03" + "01" + "00" + "06" + ascii(ORDERS) + "04" + "08" + "01" + "0102030405060708";
+
+        byte[] encoded = encode(identified);
+
+        assertThat(HexFormat.of().formatHex(encoded)).startsWith("4c01").endsWith(body);
+        assertThat(encoded).hasSize(27);
+        assertThat(decode(encoded)).contains(identified);
+        byte[] asVersionZero = encoded.clone();
+        asVersionZero[1] = 0;
+        assertThat(decode(seal(Arrays.copyOf(asVersionZero, encoded.length - 9))))
+                .as("what a reader of version 0 sees: the layout without its id")
+                .contains(layout(3, ORDERS, 4, 8));
+    }
+
+    @Test
+    void shouldRoundTripIdsAndStampsAndWriteVersionZeroWithoutThem() {
+        GroupLayout mixed = GroupLayout.of(7, List.of(
+                TopicLayout.of(ORDERS, 4, 8).withTopicId(-1L),
+                TopicLayout.of("orders-dlq", 4, 4),
+                TopicLayout.of("orders-old", 2, 2).withTopicId(42).withMissingSince(1_700_000_000_000L),
+                TopicLayout.of("payments", 1, 1).withMissingSince(0)));
+
+        assertThat(decode(encode(mixed))).contains(mixed);
+        assertThat(encode(mixed)[1]).isEqualTo((byte) 1);
+        assertThat(encode(TWO_TOPICS)[1]).as("no id, no stamp: version 0").isEqualTo((byte) 0);
+    }
+
+    @Test
+    void shouldRejectVersionOneThatIsNotCanonicalOrMalformed() {
+        byte[] v0 = encode(TWO_TOPICS);
+        byte[] allZero = Arrays.copyOf(v0, v0.length + 2);
+        allZero[1] = 1;
+        assertThat(decode(seal(allZero))).as("version 1 without any id or stamp").isEmpty();
+
+        byte[] v1 = encode(GroupLayout.of(3, List.of(TopicLayout.of(ORDERS, 4, 8).withTopicId(5))));
+        byte[] zeroId = v1.clone();
+        Arrays.fill(zeroId, v1.length - 8, v1.length, (byte) 0);
+        assertThat(decode(seal(zeroId))).as("an id of 0, which means none").isEmpty();
+        byte[] unknownFlag = v1.clone();
+        unknownFlag[v1.length - 9] = 4;
+        assertThat(decode(seal(unknownFlag))).as("a flag version 1 does not define").isEmpty();
+        assertThat(decode(seal(Arrays.copyOf(v1, v1.length + 1)))).as("bytes after the version 1 body").isEmpty();
+        assertThat(decode(seal(Arrays.copyOf(v1, v1.length - 1)))).as("a truncated id").isEmpty();
     }
 
     @Test

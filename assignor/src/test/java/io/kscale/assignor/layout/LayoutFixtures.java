@@ -121,6 +121,29 @@ final class LayoutFixtures {
         return Combinators.combine(topicNames(), counts(), counts()).as(TopicLayout::of);
     }
 
+    /** Topic layouts that may carry a topic id fingerprint (any but 0) and a missing-since stamp. */
+    static Arbitrary<TopicLayout> identifiedTopicLayouts() {
+        Arbitrary<Long> ids = Arbitraries.frequencyOf(
+                Tuple.of(3, Arbitraries.just(0L)),
+                Tuple.of(5, Arbitraries.longs().filter(id -> id != 0)),
+                Tuple.of(1, Arbitraries.of(1L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)));
+        Arbitrary<Long> stamps = Arbitraries.frequencyOf(
+                Tuple.of(5, Arbitraries.just(-1L)),
+                Tuple.of(3, Arbitraries.longs().between(0, Long.MAX_VALUE)),
+                Tuple.of(1, Arbitraries.of(0L, 127L, 1_700_000_000_000L, Long.MAX_VALUE)));
+        return Combinators.combine(topicLayouts(), ids, stamps).as((topic, id, stamp) -> {
+            TopicLayout identified = id == 0 ? topic : topic.withTopicId(id);
+            return stamp < 0 ? identified : identified.withMissingSince(stamp);
+        });
+    }
+
+    /** Layouts as {@link #groupLayouts}, whose topics may carry ids and stamps (version 1 of the codec). */
+    static Arbitrary<GroupLayout> identifiedGroupLayouts(int maxTopics) {
+        Arbitrary<List<TopicLayout>> topics = identifiedTopicLayouts().list().ofMaxSize(maxTopics)
+                .uniqueElements(TopicLayout::topic);
+        return Combinators.combine(Arbitraries.longs().between(0, Long.MAX_VALUE), topics).as(GroupLayout::of);
+    }
+
     /** Layouts of 0 to {@code maxTopics} topics at any epoch, including the largest. */
     static Arbitrary<GroupLayout> groupLayouts(int maxTopics) {
         Arbitrary<Long> epochs = Arbitraries.frequencyOf(
