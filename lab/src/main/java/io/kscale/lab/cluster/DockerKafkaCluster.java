@@ -131,8 +131,11 @@ public final class DockerKafkaCluster implements KafkaCluster {
 
     /**
      * Starts the containers side by side (a KRaft quorum forms only once a majority runs) and
-     * returns once all brokers are registered and a topic with RF = N can be created.
+     * returns once all brokers are registered and a topic with RF = N can be created. Removes
+     * first what clusters of dead JVMs left ({@link ContainerReaper}).
      *
+     * @param imageName the Kafka image, as {@link DockerReadiness#image()} found it ({@value #DEFAULT_IMAGE}
+     *                  when null)
      * @throws IllegalStateException when no Docker engine answers, or the cluster does not get
      *                               ready within {@link ClusterSpec#startupTimeout()}
      */
