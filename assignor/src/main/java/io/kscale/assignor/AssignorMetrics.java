@@ -29,6 +29,11 @@ final class AssignorMetrics {
     private static final Metrics REGISTRY = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
             new KafkaMetricsContext(JMX_PREFIX));
 
+    /** @return the JVM-wide registry, which the barrier's metrics share ({@link BarrierMetrics}) */
+    static Metrics registry() {
+        return REGISTRY;
+    }
+
     private final Map<String, String> tags;
     private final Sensor assignments;
     private final Sensor affinityBreaks;

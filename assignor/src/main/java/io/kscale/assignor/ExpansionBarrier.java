@@ -4,6 +4,7 @@ import io.kscale.assignor.layout.GroupLayout;
 import io.kscale.assignor.layout.TopicLayout;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -16,14 +17,18 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * Keeps each key's records in order across a partition expansion, on the consumer side: poll
  * through the barrier instead of the consumer.
  * <pre>{@code
- * ExpansionBarrier<String, Order> barrier = ExpansionBarrier.wrap(consumer);
+ * ExpansionBarrier<String, Order> barrier = ExpansionBarrier.wrap(consumer, consumerConfig); // kscale.barrier.* keys
  * while (running) {
  *     ConsumerRecords<String, Order> records = barrier.poll(Duration.ofMillis(100));
  *     for (ConsumerRecord<String, Order> record : records) { ... }   // in this iteration order
@@ -56,9 +61,32 @@ import org.slf4j.LoggerFactory;
  * with a later timestamp, or its last returned record has one, or {@code q} has nothing more to
  * read now ({@link Consumer#currentLag} is 0) and {@code ts <= now - grace}. At equal timestamps
  * the lower partition goes first (a key only moves to higher partitions). Records of a partition
- * stay in offset order. Tasks with a single partition here, topics the layout does not cover
- * (a topic whose partition count equals T has one partition per task) and consumers without a
- * layout pass records through untouched and at once.
+ * stay in offset order. {@code grace} is {@value ExpansionBarrierConfig#GRACE_MS_CONFIG}. Tasks
+ * with a single partition here, topics the layout does not cover (a topic whose partition count
+ * equals T has one partition per task) and consumers without a layout pass records through
+ * untouched and at once.
+ *
+ * <p><b>The bounds.</b> No wait lasts for ever; each way past the rule is counted in a metric and
+ * logged as a WARN naming it (at most one WARN per cause a minute, with the count since the
+ * last):
+ * <ul>
+ *   <li><em>Future timestamp</em>: grace counts from {@code min(ts, fetched)}, where
+ *       {@code fetched} is when the barrier fetched the record. A record stamped an hour ahead
+ *       (a producer clock running ahead, an event time set by the application) waits grace for
+ *       caught-up siblings like any other, not an hour; and once returned it vouches for its
+ *       partition only up to its fetch time. The order of that producer's records is kept:
+ *       they are still compared by timestamp. Counted in {@code future-timestamp-releases-total}.</li>
+ *   <li><em>Max hold</em> ({@value ExpansionBarrierConfig#MAX_HOLD_MS_CONFIG}, default 30 s): a
+ *       sibling that is behind (records left to read, or lag unknown) but returns nothing for
+ *       that long (its leader offline, a partition that does not exist, paused by the
+ *       application, its fetches failing) no longer holds its task back, until it returns a
+ *       record or is caught up again. Counted in {@code unknown-lag-releases-total} or
+ *       {@code max-hold-releases-total}. Keys may then come out of order: the sibling's records,
+ *       when they come, are older than what went. A sibling that keeps returning records is
+ *       never skipped: the task works through its backlog in timestamp order, however long that
+ *       takes. (Kafka Streams waits for such a partition without bound.)</li>
+ * </ul>
+ * Each counter counts the polls in which a partition returned records by that bound.
  *
  * <p><b>Hold back: buffer, seek back, pause.</b> When a partition's next record cannot go yet,
  * the barrier keeps that record and the rest of its fetch in a buffer, seeks the partition back
@@ -82,11 +110,20 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * While a buffered record may go, the barrier polls the consumer with a zero timeout, so that
  * the call does not block with records ready (it still polls, which keeps
- * {@code max.poll.interval.ms} satisfied). Partitions the application paused stay paused; the
- * barrier only resumes those it paused itself. A partition the application resumes while the
- * barrier buffers it loses its buffer: the barrier seeks it back to the held record, so the next
- * fetch returns that record again and nothing is skipped. A partition revoked and assigned
- * again within one poll starts afresh, its buffer dropped.
+ * {@code max.poll.interval.ms} satisfied), and otherwise with the given timeout cut short to
+ * when a buffered record may go by the clock alone (grace or max hold running out). Partitions
+ * the application paused stay paused; the barrier only resumes those it paused itself.
+ *
+ * <p><b>The application's seeks win.</b> The barrier does not wrap the consumer's other methods:
+ * the application keeps calling {@code seek}, {@code seekToBeginning}, {@code seekToEnd},
+ * {@code pause} and {@code resume} on the consumer itself, from an error handler or a rebalance
+ * listener too. Before and after each consumer poll the barrier checks every held partition: if
+ * its position is no longer the held record's offset (or is being reset), the application moved
+ * it, so the barrier drops the buffer, resumes the partition and reads it from the application's
+ * position; nothing of the stale buffer is returned, and the barrier never seeks it again. A
+ * partition the application resumes while the barrier buffers it loses its buffer too, and is
+ * fetched again from its position: the held record, unless the application moved it. A
+ * partition revoked and assigned again within one poll starts afresh, its buffer dropped.
  *
  * <p><b>Worked example</b>: T = 4, the topic grown from 4 to 8 partitions, so task 1 is
  * partitions 1 (the parent) and 5 (the child). Key {@code k} (hash 21: {@code 21 % 4 == 1},
@@ -130,9 +167,11 @@ import org.slf4j.LoggerFactory;
  *       consumer's {@code fetch.max.wait.ms}: a record that becomes readable later than that
  *       after its timestamp may be overtaken.</li>
  *   <li>A partition the application paused counts as not read yet: while it is behind, its
- *       task's other partitions wait for it. Pausing a partition while the barrier buffers it is
- *       not noticed: the barrier still returns its buffered records and resumes it when the
- *       buffer is drained.</li>
+ *       task's other partitions wait for it, up to max hold. Pausing a partition while the
+ *       barrier buffers it is not noticed: the barrier still returns its buffered records and
+ *       resumes it when the buffer is drained.</li>
+ *   <li>A sibling that was offline or paused past max hold: its records may come out after later
+ *       records of their keys (counted, see the bounds).</li>
  *   <li>After a rebalance, records since the last commit are returned again (at least once), as
  *       with the plain consumer.</li>
  * </ul>
@@ -140,34 +179,45 @@ import org.slf4j.LoggerFactory;
  * <p><b>The cost.</b> Every task with two or more partitions on this consumer runs the merge,
  * also long after the expansion (the barrier does not know when keys moved): a task waits up to
  * {@code grace} for an idle sibling partition before returning records newer than the sibling's
- * last one. Memory: each held partition keeps at most one fetch's records (at most
+ * last one, and up to max hold for a sibling that is behind but returns nothing. Memory: each held partition keeps at most one fetch's records (at most
  * {@code max.poll.records}) until they may go. While a task's partitions have a backlog they take
  * turns, a fetch at a time, and no record is fetched twice.
  *
  * <p>Not thread-safe, like the consumer: poll only through the barrier, from the poll thread.
  * {@link #heldBackRecords()} and {@link #deliveredRecords()} count what it did; holds and
- * releases are logged at DEBUG.
+ * releases are logged at DEBUG. Metrics, in JMX as
+ * {@code kscale.assignor:type=expansion-barrier,client-id=...}:
+ * {@code future-timestamp-releases-total}, {@code max-hold-releases-total},
+ * {@code unknown-lag-releases-total}; {@link #close()} removes them.
  *
  * @param <K> the key type
  * @param <V> the value type
  * @see <a href="https://cwiki.apache.org/confluence/display/KAFKA/KIP-253%3A+Support+in-order+message+delivery+with+partition+expansion">KIP-253: in-order delivery with partition expansion (never shipped)</a>
  * @see <a href="https://cwiki.apache.org/confluence/display/KAFKA/KIP-353%3A+Improve+Kafka+Streams+Timestamp+Synchronization">KIP-353: Kafka Streams timestamp synchronization</a>
  */
-public final class ExpansionBarrier<K, V> {
+public final class ExpansionBarrier<K, V> implements AutoCloseable {
 
     /** How long a task waits by default for an idle, caught-up sibling partition: 1 second. */
-    public static final Duration DEFAULT_GRACE = Duration.ofSeconds(1);
+    public static final Duration DEFAULT_GRACE = Duration.ofMillis(ExpansionBarrierConfig.GRACE_MS_DEFAULT);
 
     private static final Logger LOG = LoggerFactory.getLogger(ExpansionBarrier.class);
 
     private static final Comparator<TopicPartition> PARTITION_ORDER =
             Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
+    /** At most one WARN per release cause in this time; the next one gives the count since. */
+    private static final long WARN_INTERVAL_MS = 60_000L;
+    private static final long NEVER = Long.MIN_VALUE;
+
     private final Consumer<K, V> consumer;
     private final long graceMs;
-    private final LongSupplier clock;
+    private final long maxHoldMs;
+    private final Time time;
+    private final BarrierMetrics metrics;
     /** The held partitions (each paused by the barrier) and their fetched records not returned yet. */
     private final Map<TopicPartition, Buffer<K, V>> buffers = new HashMap<>();
+    private final long[] lastWarnedMs = new long[ReleaseCause.values().length];
+    private final long[] releasesSinceWarned = new long[ReleaseCause.values().length];
 
     private Set<TopicPartition> knownAssignment = Set.of();
     private GroupLayout knownLayout;
@@ -179,18 +229,28 @@ public final class ExpansionBarrier<K, V> {
     private boolean warnedNoGroup;
     private boolean warnedNoLayout;
 
-    ExpansionBarrier(Consumer<K, V> consumer, Duration grace, LongSupplier clock) {
+    ExpansionBarrier(Consumer<K, V> consumer, ExpansionBarrierConfig config, Time time) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
-        Objects.requireNonNull(grace, "grace");
-        if (grace.isNegative()) {
-            throw new IllegalArgumentException("grace must be at least 0, got " + grace);
+        this.graceMs = config.grace().toMillis();
+        this.maxHoldMs = config.maxHold().toMillis();
+        this.time = Objects.requireNonNull(time, "time");
+        this.metrics = new BarrierMetrics(clientId(consumer, config));
+        Arrays.fill(lastWarnedMs, NEVER);
+    }
+
+    /** The consumer's own client id (Kafka generates one if unset), else the settings' {@code client.id}. */
+    private static String clientId(Consumer<?, ?> consumer, ExpansionBarrierConfig config) {
+        for (Map.Entry<MetricName, ? extends Metric> metric : consumer.metrics().entrySet()) {
+            String clientId = metric.getKey().tags().get("client-id");
+            if (clientId != null) {
+                return clientId;
+            }
         }
-        this.graceMs = grace.toMillis();
-        this.clock = Objects.requireNonNull(clock, "clock");
+        return config.clientId();
     }
 
     /**
-     * Wraps a consumer with the default grace of 1 second.
+     * Wraps a consumer with the default settings: grace 1 second, max hold 30 seconds.
      *
      * @param consumer a consumer in a group assigned by {@link KeyPreservingAssignor}; poll it only through the barrier
      * @param <K> the key type
@@ -198,40 +258,63 @@ public final class ExpansionBarrier<K, V> {
      * @return the barrier
      */
     public static <K, V> ExpansionBarrier<K, V> wrap(Consumer<K, V> consumer) {
-        return wrap(consumer, DEFAULT_GRACE);
+        return wrap(consumer, Map.of());
     }
 
     /**
-     * Wraps a consumer.
+     * Wraps a consumer, with the default max hold (30 seconds) or {@code grace} if longer.
      *
      * @param consumer a consumer in a group assigned by {@link KeyPreservingAssignor}; poll it only through the barrier
      * @param grace how long a task waits for a caught-up sibling partition that has no newer
      *              record; at least the producers' delivery delay plus {@code fetch.max.wait.ms}
+     *              (as {@value ExpansionBarrierConfig#GRACE_MS_CONFIG})
      * @param <K> the key type
      * @param <V> the value type
      * @return the barrier
      * @throws IllegalArgumentException if grace is negative
      */
     public static <K, V> ExpansionBarrier<K, V> wrap(Consumer<K, V> consumer, Duration grace) {
-        return new ExpansionBarrier<>(consumer, grace, System::currentTimeMillis);
+        Objects.requireNonNull(grace, "grace");
+        if (grace.isNegative()) {
+            throw new IllegalArgumentException("grace must be at least 0, got " + grace);
+        }
+        return wrap(consumer, Map.of(ExpansionBarrierConfig.GRACE_MS_CONFIG, grace.toMillis(),
+                ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG, Math.max(ExpansionBarrierConfig.MAX_HOLD_MS_DEFAULT, grace.toMillis())));
+    }
+
+    /**
+     * Wraps a consumer, with the settings of {@link ExpansionBarrierConfig} ({@code kscale.barrier.*})
+     * from {@code configs}: usually the map the consumer was created with. Its {@code client.id}
+     * names the metrics if the consumer's own is not at hand.
+     *
+     * @param consumer a consumer in a group assigned by {@link KeyPreservingAssignor}; poll it only through the barrier
+     * @param configs the settings; other keys are ignored
+     * @param <K> the key type
+     * @param <V> the value type
+     * @return the barrier
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed if a value is invalid
+     */
+    public static <K, V> ExpansionBarrier<K, V> wrap(Consumer<K, V> consumer, Map<String, ?> configs) {
+        return new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(configs), Time.SYSTEM);
     }
 
     /**
      * Polls the consumer and returns the records that may go now (see the class comment). May
      * return fewer records than were fetched, or none, while a task waits for a partition; polls
-     * the consumer with a zero timeout instead of {@code timeout} while buffered records may go.
+     * the consumer with a zero timeout instead of {@code timeout} while buffered records may go,
+     * and with less than {@code timeout} when one may go sooner by the clock alone.
      * First asks for the follow-up rebalance of stateful consumers if it is due
      * ({@link FollowUpRebalance}), so that poll runs it.
      *
-     * @param timeout passed to {@link Consumer#poll(Duration)} unless buffered records may go now
+     * @param timeout passed to {@link Consumer#poll(Duration)}, or less (see above)
      * @return the records, each partition's in offset order and partitions in ascending order
      *         per topic, with {@link ConsumerRecords#nextOffsets()} never beyond a record not returned
      */
     public ConsumerRecords<K, V> poll(Duration timeout) {
-        FollowUpRebalance.triggerIfDue(consumer, clock.getAsLong());
+        FollowUpRebalance.triggerIfDue(consumer, time.milliseconds());
         refresh(false);
-        ConsumerRecords<K, V> fetched = consumer.poll(bufferedRecordMayGo() ? Duration.ZERO : timeout);
-        refresh(true); // a rebalance runs inside poll
+        ConsumerRecords<K, V> fetched = consumer.poll(pollTimeout(timeout));
+        refresh(true); // a rebalance runs inside poll, and with it the application's rebalance listener
         return merge(fetched);
     }
 
@@ -245,8 +328,23 @@ public final class ExpansionBarrier<K, V> {
         return delivered;
     }
 
+    /** The barrier's metrics (tests). */
+    BarrierMetrics metrics() {
+        return metrics;
+    }
+
     /**
-     * Follows assignment and layout changes, and drops the buffers of partitions no longer paused.
+     * Removes the barrier's metrics. Does not close the consumer, which the application owns;
+     * the barrier must not be polled afterwards.
+     */
+    @Override
+    public void close() {
+        metrics.close();
+    }
+
+    /**
+     * Follows assignment and layout changes, and drops the buffers of partitions the application
+     * resumed or moved.
      *
      * @param afterPoll whether the consumer was just polled: a partition unpaused inside the poll
      *                  was revoked and assigned again, one unpaused between polls was resumed by the application
@@ -264,23 +362,41 @@ public final class ExpansionBarrier<K, V> {
         for (Iterator<Map.Entry<TopicPartition, Buffer<K, V>>> it = buffers.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<TopicPartition, Buffer<K, V>> entry = it.next();
             TopicPartition tp = entry.getKey();
-            if (paused.contains(tp)) {
+            long held = entry.getValue().head().offset();
+            boolean stillPaused = paused.contains(tp);
+            if (stillPaused && atOffset(tp, held)) {
                 continue;
             }
             it.remove();
-            long held = entry.getValue().head().offset();
-            if (afterPoll) {
+            // What was delivered from it may say nothing about where it is now.
+            clocks.get(tp).rewound();
+            if (!stillPaused && afterPoll) {
                 // Revoked and assigned again within the poll: its position went back to the
                 // committed offset, which is at or before the held record. Start afresh.
                 LOG.debug("{} was revoked and assigned again; dropping its {} buffered records", tp,
                         entry.getValue().records.size());
-                clocks.get(tp).rewound();
             } else {
-                // Resumed by the application: fetch again from the held record, so nothing is skipped.
-                LOG.debug("{} was resumed outside the barrier; dropping its {} buffered records to fetch them again "
-                        + "from offset {}", tp, entry.getValue().records.size(), held);
-                consumer.seek(tp, held);
+                // Resumed, or moved by a seek (the application's, or its rebalance listener's
+                // inside the poll): its position is the application's now, and the stale buffer
+                // must neither be returned nor move that position when drained.
+                if (stillPaused) {
+                    consumer.resume(Collections.singleton(tp));
+                }
+                LOG.debug("{} was {} by the application while held at offset {}; dropping its {} buffered records "
+                        + "and reading it from its position", tp, stillPaused ? "moved" : "resumed", held,
+                        entry.getValue().records.size());
             }
+        }
+    }
+
+    /** @return whether the partition's position is {@code offset}: false if the application moved it, or a reset is pending */
+    private boolean atOffset(TopicPartition tp, long offset) {
+        try {
+            // A zero timeout never blocks: a position being reset (seekToBeginning, seekToEnd) or
+            // validated throws instead, and either way the buffer may be stale.
+            return consumer.position(tp, Duration.ZERO) == offset;
+        } catch (TimeoutException e) {
+            return false;
         }
     }
 
@@ -334,7 +450,7 @@ public final class ExpansionBarrier<K, V> {
                     taskClocks.add(partition);
                     newClocks.put(tp, partition);
                 }
-                TaskMerge task = new TaskMerge(taskClocks);
+                TaskMerge task = new TaskMerge(taskClocks, graceMs, maxHoldMs);
                 newTasks.add(task);
                 partitions.forEach(tp -> newTaskOf.put(tp, task));
             }
@@ -362,19 +478,29 @@ public final class ExpansionBarrier<K, V> {
         knownLayout = layout;
     }
 
-    /** @return whether a buffered record may go before anything more is fetched */
-    private boolean bufferedRecordMayGo() {
+    /**
+     * @return {@code timeout}, zero if a buffered record may go before anything more is fetched, or
+     *         shorter if one may go sooner by the clock alone (grace or max hold running out)
+     */
+    private Duration pollTimeout(Duration timeout) {
         if (buffers.isEmpty()) {
-            return false;
+            return timeout;
         }
-        long cutoff = cutoff();
+        long now = time.milliseconds();
+        ToLongFunction<TopicPartition> fetchedAt = tp -> buffers.get(tp).fetchedAt;
+        long deadline = Long.MAX_VALUE;
         for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task
                 : addBuffers(new HashMap<>()).entrySet()) {
-            if (task.getKey().canDeliver(task.getValue(), consumer::currentLag, cutoff)) {
-                return true;
+            if (task.getKey().canDeliver(task.getValue(), fetchedAt, consumer::currentLag, now)) {
+                return Duration.ZERO;
             }
+            deadline = Math.min(deadline, task.getKey().nextDeadline(task.getValue(), fetchedAt, now));
         }
-        return false;
+        if (deadline == Long.MAX_VALUE) {
+            return timeout;
+        }
+        Duration untilDeadline = Duration.ofMillis(deadline - now);
+        return untilDeadline.compareTo(timeout) < 0 ? untilDeadline : timeout;
     }
 
     /** Adds each buffer as its partition's queue, grouped by task; returns {@code byTask}. */
@@ -408,13 +534,20 @@ public final class ExpansionBarrier<K, V> {
             return fetched;
         }
         Map<TopicPartition, OffsetAndMetadata> nextOffsets = new HashMap<>(fetched.nextOffsets());
-        long cutoff = cutoff();
+        long now = time.milliseconds();
+        ToLongFunction<TopicPartition> fetchedAt = tp -> {
+            Buffer<K, V> buffer = buffers.get(tp);
+            return buffer == null ? now : buffer.fetchedAt;
+        };
         for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task : byTask.entrySet()) {
-            TaskMerge.Outcome<K, V> outcome = task.getKey().merge(task.getValue(), consumer::currentLag, cutoff);
+            TaskMerge.Outcome<K, V> outcome = task.getKey().merge(task.getValue(), fetchedAt, consumer::currentLag, now);
             out.putAll(outcome.delivered);
+            for (TaskMerge.Release release : outcome.releases) {
+                released(release, now);
+            }
             Set<TopicPartition> held = new HashSet<>();
             for (TaskMerge.Hold<K, V> hold : outcome.holds) {
-                hold(hold, fetched, nextOffsets);
+                hold(hold, fetched, nextOffsets, now);
                 held.add(hold.clock.partition());
             }
             for (TopicPartition tp : task.getValue().keySet()) {
@@ -429,9 +562,27 @@ public final class ExpansionBarrier<K, V> {
         return new ConsumerRecords<>(out, nextOffsets);
     }
 
+    /** Counts a release by a bound and warns of it, at most once per cause a minute. */
+    private void released(TaskMerge.Release release, long now) {
+        metrics.released(release.cause);
+        int cause = release.cause.ordinal();
+        releasesSinceWarned[cause]++;
+        if (lastWarnedMs[cause] != NEVER && now - lastWarnedMs[cause] < WARN_INTERVAL_MS) {
+            LOG.debug("Released {} at offset {} (timestamp {}, fetched at {}) before {} passed it: {}", release.partition,
+                    release.offset, release.timestamp, release.fetchedAt, release.sibling, release.cause);
+            return;
+        }
+        LOG.warn("ExpansionBarrier: returned records of {} from offset {} (timestamp {}, fetched at {}) before {} of "
+                + "the same task had passed them: {}. {} such release(s) since the last warning of this cause; counted in "
+                + "the metric {}", release.partition, release.offset, release.timestamp, release.fetchedAt,
+                release.sibling, release.cause.explanation(), releasesSinceWarned[cause], release.cause.metricName());
+        lastWarnedMs[cause] = now;
+        releasesSinceWarned[cause] = 0;
+    }
+
     /** Buffers a newly held partition, seeks it back and pauses it; or moves a buffered partition's position past what went. */
     private void hold(TaskMerge.Hold<K, V> hold, ConsumerRecords<K, V> fetched,
-                      Map<TopicPartition, OffsetAndMetadata> nextOffsets) {
+                      Map<TopicPartition, OffsetAndMetadata> nextOffsets, long now) {
         TopicPartition tp = hold.clock.partition();
         ConsumerRecord<K, V> record = hold.record();
         Buffer<K, V> buffer = buffers.get(tp);
@@ -441,7 +592,7 @@ public final class ExpansionBarrier<K, V> {
                 ConsumerRecord<K, V> last = hold.rest.get(hold.rest.size() - 1);
                 end = new OffsetAndMetadata(last.offset() + 1, last.leaderEpoch(), "");
             }
-            buffers.put(tp, new Buffer<>(List.copyOf(hold.rest), end));
+            buffers.put(tp, new Buffer<>(List.copyOf(hold.rest), end, now));
             consumer.seek(tp, record.offset());
             consumer.pause(Collections.singleton(tp));
             heldBack += hold.rest.size();
@@ -463,13 +614,9 @@ public final class ExpansionBarrier<K, V> {
         LOG.debug("Releasing {}: its buffered records went; fetching again from offset {}", tp, buffer.end.offset());
     }
 
-    private long cutoff() {
-        return clock.getAsLong() - graceMs;
-    }
-
     @Override
     public String toString() {
-        return "ExpansionBarrier(grace " + graceMs + " ms, " + tasks.size() + " tasks to merge, delivered " + delivered
+        return "ExpansionBarrier(grace " + graceMs + " ms, max hold " + maxHoldMs + " ms, " + tasks.size() + " tasks to merge, delivered " + delivered
                 + ", held back " + heldBack + ", " + buffers.size() + " partitions buffered)";
     }
 
@@ -481,10 +628,13 @@ public final class ExpansionBarrier<K, V> {
         List<ConsumerRecord<K, V>> records;
         /** Where the fetch the records came from ended: the position once they all went. */
         final OffsetAndMetadata end;
+        /** When the barrier fetched them, by its clock: grace counts from here for a record stamped later. */
+        final long fetchedAt;
 
-        Buffer(List<ConsumerRecord<K, V>> records, OffsetAndMetadata end) {
+        Buffer(List<ConsumerRecord<K, V>> records, OffsetAndMetadata end, long fetchedAt) {
             this.records = records;
             this.end = end;
+            this.fetchedAt = fetchedAt;
         }
 
         ConsumerRecord<K, V> head() {

@@ -87,15 +87,17 @@ class FollowUpRebalanceTest {
         consumer.rebalance(List.of(new TopicPartition("orders", 0)));
         consumer.updateBeginningOffsets(java.util.Map.of(new TopicPartition("orders", 0), 0L));
         consumer.assignedWithDeadline(OptionalLong.of(DEADLINE));
-        long[] now = {DEADLINE - 1};
-        ExpansionBarrier<String, String> barrier = new ExpansionBarrier<>(consumer, Duration.ZERO, () -> now[0]);
+        ManualTime time = new ManualTime(DEADLINE - 1);
+        ExpansionBarrier<String, String> barrier = new ExpansionBarrier<>(consumer,
+                new ExpansionBarrierConfig(java.util.Map.of(ExpansionBarrierConfig.GRACE_MS_CONFIG, 0L)), time);
 
         barrier.poll(Duration.ZERO);
         assertThat(consumer.reasons).isEmpty();
-        now[0] = DEADLINE;
+        time.set(DEADLINE);
         barrier.poll(Duration.ZERO);
         barrier.poll(Duration.ZERO);
         assertThat(consumer.reasons).containsExactly(FollowUpRebalance.REASON);
+        barrier.close();
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.kscale.lab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kscale.assignor.ExpansionBarrierConfig;
 import io.kscale.assignor.KeyPreservingAssignorConfig;
 import io.kscale.partitioner.UniformStickyBytesPartitionerConfig;
 import io.kscale.streams.WarmupTaskAssignorConfig;
@@ -28,6 +29,11 @@ class ReadmeSettingsTablesTest {
     @Test
     void assignorTableMatchesItsConfigDef() throws IOException {
         check("assignor", KeyPreservingAssignorConfig.configDef());
+    }
+
+    @Test
+    void barrierTableMatchesItsConfigDef() throws IOException {
+        check("barrier", ExpansionBarrierConfig.configDef());
     }
 
     @Test

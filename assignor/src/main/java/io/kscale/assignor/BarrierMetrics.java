@@ -1,0 +1,56 @@
+package io.kscale.assignor;
+
+import java.util.EnumMap;
+import java.util.Map;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
+
+/**
+ * An {@link ExpansionBarrier}'s metrics, in JMX as
+ * {@code kscale.assignor:type=expansion-barrier,client-id=...}: one counter per
+ * {@link ReleaseCause}. In the assignor's JVM-wide registry ({@link AssignorMetrics} says why),
+ * tagged by the consumer's {@code client.id}; reused by a barrier of the same client id, and
+ * removed by {@link ExpansionBarrier#close()}.
+ */
+final class BarrierMetrics {
+
+    static final String GROUP = "expansion-barrier";
+
+    private final Metrics registry = AssignorMetrics.registry();
+    private final Map<String, String> tags;
+    private final Map<ReleaseCause, Sensor> releases = new EnumMap<>(ReleaseCause.class);
+
+    BarrierMetrics(String clientId) {
+        this.tags = Map.of("client-id", clientId);
+        for (ReleaseCause cause : ReleaseCause.values()) {
+            Sensor sensor = registry.sensor(sensorName(cause));
+            MetricName name = registry.metricName(cause.metricName(), GROUP, cause.metricDoc(), tags);
+            if (registry.metric(name) == null) {
+                sensor.add(name, new CumulativeSum());
+            }
+            releases.put(cause, sensor);
+        }
+    }
+
+    private String sensorName(ReleaseCause cause) {
+        return GROUP + ":" + cause.metricName() + ":" + tags.get("client-id");
+    }
+
+    void released(ReleaseCause cause) {
+        releases.get(cause).record();
+    }
+
+    /** The current value of one of this client's metrics (tests). */
+    double value(ReleaseCause cause) {
+        return ((Number) registry.metric(registry.metricName(cause.metricName(), GROUP, tags)).metricValue()).doubleValue();
+    }
+
+    /** Unregisters the metrics: nothing of the barrier stays in the JVM-wide registry. */
+    void close() {
+        for (ReleaseCause cause : ReleaseCause.values()) {
+            registry.removeSensor(sensorName(cause));
+        }
+    }
+}
