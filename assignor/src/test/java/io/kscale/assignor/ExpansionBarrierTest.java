@@ -68,7 +68,7 @@ class ExpansionBarrierTest {
     private static final int DRAIN_POLLS = 20;
     private static final AtomicInteger GROUPS = new AtomicInteger();
 
-    private final ManualTime time = new ManualTime(START);
+    private final MockTime time = new MockTime(START);
     private LogConsumer consumer;
     private ExpansionBarrier<String, String> barrier;
 

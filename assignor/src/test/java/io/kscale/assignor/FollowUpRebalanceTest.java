@@ -87,7 +87,7 @@ class FollowUpRebalanceTest {
         consumer.rebalance(List.of(new TopicPartition("orders", 0)));
         consumer.updateBeginningOffsets(java.util.Map.of(new TopicPartition("orders", 0), 0L));
         consumer.assignedWithDeadline(OptionalLong.of(DEADLINE));
-        ManualTime time = new ManualTime(DEADLINE - 1);
+        MockTime time = new MockTime(DEADLINE - 1);
         ExpansionBarrier<String, String> barrier = new ExpansionBarrier<>(consumer,
                 new ExpansionBarrierConfig(java.util.Map.of(ExpansionBarrierConfig.GRACE_MS_CONFIG, 0L)), time);
 

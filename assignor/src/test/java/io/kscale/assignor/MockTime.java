@@ -4,31 +4,36 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * A {@link Time} that moves only when a test says so ({@link #sleep} advances it at once), as
- * Kafka's own {@code MockTime}, which ships in the kafka-clients test jar this build does not use.
+ * A {@link Time} that moves only when a test moves it ({@link #sleep} advances it at once,
+ * {@link #set} puts it at an instant), as Kafka's own {@code MockTime}, which ships in a
+ * kafka-clients test jar that Maven Central does not serve. Nothing sleeps.
  */
 final class MockTime implements Time {
 
-    private long nanos;
-    private final long epochOffsetMs;
+    private long ms;
 
     /** @param startMs the wall-clock time it starts at, epoch ms */
     MockTime(long startMs) {
-        this.epochOffsetMs = startMs;
+        this.ms = startMs;
+    }
+
+    /** Puts the clock at {@code ms}, epoch ms. */
+    void set(long ms) {
+        this.ms = ms;
     }
 
     @Override
     public long milliseconds() {
-        return epochOffsetMs + TimeUnit.NANOSECONDS.toMillis(nanos);
+        return ms;
     }
 
     @Override
     public long nanoseconds() {
-        return nanos;
+        return TimeUnit.MILLISECONDS.toNanos(ms);
     }
 
     @Override
     public void sleep(long ms) {
-        nanos += TimeUnit.MILLISECONDS.toNanos(ms);
+        this.ms += ms;
     }
 }
