@@ -13,6 +13,7 @@ import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.Measurable;
 import org.apache.kafka.common.metrics.Monitorable;
 import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,6 +80,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     /** Source of one seed per topic; guarded by itself, used only when a topic is first seen. */
     private final SplittableRandom seeds;
     private final TopicStickiness.SwitchListener listener;
+    private final Time time;
     private volatile PluginMetrics pluginMetrics;
 
     // Written by configure(), before the producer calls partition(); the producer publishes the
@@ -88,7 +90,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
 
     /** Creates the partitioner; the producer then calls {@link #configure}. */
     public UniformStickyBytesPartitioner() {
-        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE);
+        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE, Time.SYSTEM);
     }
 
     /**
@@ -98,8 +100,20 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      * @param listener told about every switch, on the switching thread
      */
     UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener) {
+        this(seeds, listener, Time.SYSTEM);
+    }
+
+    /**
+     * For tests: seeded shuffles, a switch listener and a clock.
+     *
+     * @param seeds source of each topic's seed
+     * @param listener told about every switch, on the switching thread
+     * @param time the clock
+     */
+    UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener, Time time) {
         this.seeds = seeds;
         this.listener = listener;
+        this.time = time;
     }
 
     /**
@@ -160,6 +174,11 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     long switchCount(String topic) {
         TopicState state = topics.get(topic);
         return state == null ? 0 : state.stickiness.switchCount();
+    }
+
+    /** Number of topics with sticky state (for tests). */
+    int topicCount() {
+        return topics.size();
     }
 
     /** The algorithm behind {@code topic}, or null if it was never seen (for tests). */
