@@ -112,6 +112,14 @@ final class Stint extends StintCounter {
     }
 
     /**
+     * Bytes offered to this stint so far, admitted or rejected: grows with every record of at least
+     * one byte, so an unchanged value means no such record came (the adapter's idle check).
+     */
+    long offered() {
+        return offered;
+    }
+
+    /**
      * The partition's carry after this stint, once it closed: the overshoot,
      * {@code 0 <= carry < size of the last record}; or 0 if it closed early (the partition lost its
      * leader, so the bytes it still owed are forgiven: when it returns it takes an ordinary stint

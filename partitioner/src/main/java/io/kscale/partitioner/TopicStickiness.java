@@ -67,14 +67,23 @@ import java.lang.invoke.VarHandle;
  */
 final class TopicStickiness {
 
-    /**
-     * Told about every switch by the switching thread, just before it publishes the next stint.
-     * Test hook: a listener that throws makes the switch fail, as an {@code OutOfMemoryError} would.
-     */
+    /** Told about every switch, by the switching thread. */
     interface SwitchListener {
         SwitchListener NONE = (closed, next) -> { };
 
+        /**
+         * Called just before the next stint is published. Test hook: a listener that throws makes
+         * the switch fail, as an {@code OutOfMemoryError} would.
+         */
         void onSwitch(Stint closed, Stint next);
+
+        /**
+         * Called once the next stint is published, so that work done here (the adapter's occasional
+         * housekeeping) holds up no other thread of the topic. Must not throw: the record that
+         * closed the stint is placed already.
+         */
+        default void afterSwitch() {
+        }
     }
 
     private static final VarHandle CURRENT;
@@ -150,7 +159,7 @@ final class TopicStickiness {
         return current.sequence;
     }
 
-    /** The open stint (for tests). */
+    /** The open stint (for tests, and for the adapter's idle check). */
     Stint current() {
         return current;
     }
@@ -174,6 +183,7 @@ final class TopicStickiness {
             throw e;
         }
         CURRENT.setRelease(this, next);
+        listener.afterSwitch();
     }
 
     /**

@@ -5,14 +5,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.producer.Partitioner;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.Measurable;
 import org.apache.kafka.common.metrics.Monitorable;
 import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +57,28 @@ import org.slf4j.LoggerFactory;
  * state. As a {@link Monitorable}, the partitioner registers two metrics per topic in the
  * producer's registry (group {@code plugins}, tag {@code topic}): {@value #SWITCH_TOTAL_METRIC}
  * and {@value #CURRENT_PARTITION_METRIC}. The metrics are deliberately per topic, not per
- * partition, to keep their number small.
+ * partition, to keep their number small. {@link #close} removes them.
+ *
+ * <h2>Topics that go idle</h2>
+ * A topic that received no record without a key for {@code metadata.max.idle.ms} (the producer's
+ * own setting, 300000 ms unless set) is forgotten, with its two metrics: the producer drops such a
+ * topic from its metadata at that point too. Producers that write to rotating or per-tenant topics
+ * (daily topics, Connect, mirroring) thus keep state only for the topics they write to now. If a
+ * forgotten topic gets records again, it starts afresh, as on first sight: a new shuffled round,
+ * carries at zero. No metadata snapshot ({@code Cluster}) is kept beyond the producer's own use of
+ * it: the partition view cached per {@code Cluster} refers to it only weakly.
+ *
+ * <p>Finding idle topics costs nothing per record: no clock is read and nothing is written. A sweep
+ * over all topics runs at most once per tenth of the idle time, started by the rare events of the
+ * unkeyed path: a topic's first record, the first record after a metadata update, and a switch
+ * (once per N bytes), always after the record is placed. A sweep knows only whether a topic's open
+ * stint moved since the previous sweep, so it dates a topic's last record no earlier than itself:
+ * a topic is never forgotten early. While unkeyed records keep coming it is forgotten between
+ * {@code metadata.max.idle.ms} and about 1.2 times that after its last record. Example, idle time
+ * 300 s: a topic's last record at 0 s, a sweep at 10 s sees its stint moved (active at 10 s), sweeps
+ * at 40 s ... 280 s see it unchanged, the sweep at 310 s forgets it. After a pause without any such
+ * event, the first sweep dates the records since the previous one to itself, and a sweep one idle
+ * time later forgets those topics.
  *
  * @see <a href="https://cwiki.apache.org/confluence/display/KAFKA/KIP-794%3A+Strictly+Uniform+Sticky+Partitioner">KIP-794</a>
  */
@@ -73,22 +97,39 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     static final String SWITCH_TOTAL_METRIC = "sticky-partition-switch-total";
     static final String CURRENT_PARTITION_METRIC = "sticky-partition";
 
+    /**
+     * Sweeps for idle topics per idle time: one sweep over all topics every 30 s by default, and a
+     * topic forgotten at most two sweep intervals late (one to see its last records, one to find it
+     * idle long enough), plus the wait for a sweep's trigger.
+     */
+    static final int SWEEPS_PER_IDLE_TIME = 10;
+
     private static final Logger log = LoggerFactory.getLogger(UniformStickyBytesPartitioner.class);
 
     private final ConcurrentHashMap<String, TopicState> topics = new ConcurrentHashMap<>();
     /** Source of one seed per topic; guarded by itself, used only when a topic is first seen. */
     private final SplittableRandom seeds;
-    private final TopicStickiness.SwitchListener listener;
+    private final TopicStickiness.SwitchListener switches;
+    private final Time time;
+    /**
+     * Guards metric registration and removal, sweeps, and the bookkeeping fields of each
+     * {@link TopicState}; never taken per record. Sweeps only try it, so a switch never waits.
+     */
+    private final ReentrantLock housekeeping = new ReentrantLock();
+    /** When the next sweep is due, on {@link Time#hiResClockMs()}: monotonic, unlike wall-clock time. */
+    private volatile long nextSweepMs;
     private volatile PluginMetrics pluginMetrics;
 
     // Written by configure(), before the producer calls partition(); the producer publishes the
     // partitioner through a final field, so plain fields are visible to its sending threads.
     private long stickyBytes = UniformStickyBytesPartitionerConfig.PRODUCER_BATCH_SIZE_DEFAULT;
     private boolean ignoreKeys = UniformStickyBytesPartitionerConfig.IGNORE_KEYS_DEFAULT;
+    private long idleMs = UniformStickyBytesPartitionerConfig.PRODUCER_METADATA_MAX_IDLE_MS_DEFAULT;
+    private long sweepIntervalMs = idleMs / SWEEPS_PER_IDLE_TIME;
 
     /** Creates the partitioner; the producer then calls {@link #configure}. */
     public UniformStickyBytesPartitioner() {
-        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE);
+        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE, Time.SYSTEM);
     }
 
     /**
@@ -98,13 +139,26 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      * @param listener told about every switch, on the switching thread
      */
     UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener) {
-        this.seeds = seeds;
-        this.listener = listener;
+        this(seeds, listener, Time.SYSTEM);
     }
 
     /**
-     * Reads {@code partitioner.sticky.batch.size}, {@code batch.size} and
-     * {@code partitioner.ignore.keys} from the producer's settings.
+     * For tests: seeded shuffles, a switch listener and a clock.
+     *
+     * @param seeds source of each topic's seed
+     * @param listener told about every switch, on the switching thread
+     * @param time the clock of the idle-topic sweeps
+     */
+    UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener, Time time) {
+        this.seeds = seeds;
+        this.switches = new SweepAfterSwitch(listener);
+        this.time = time;
+        this.nextSweepMs = time.hiResClockMs();
+    }
+
+    /**
+     * Reads {@code partitioner.sticky.batch.size}, {@code batch.size}, {@code partitioner.ignore.keys}
+     * and {@code metadata.max.idle.ms} from the producer's settings.
      *
      * @throws org.apache.kafka.common.config.ConfigException if a value is invalid
      */
@@ -113,7 +167,9 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         UniformStickyBytesPartitionerConfig config = new UniformStickyBytesPartitionerConfig(configs);
         this.stickyBytes = config.stickyBytes();
         this.ignoreKeys = config.ignoreKeys();
-        log.info("Switching partition every {} bytes ({})", stickyBytes, config);
+        this.idleMs = config.metadataMaxIdleMs();
+        this.sweepIntervalMs = idleMs / SWEEPS_PER_IDLE_TIME;
+        log.info("Switching partition every {} bytes, forgetting topics idle for {} ms ({})", stickyBytes, idleMs, config);
     }
 
     /**
@@ -131,16 +187,29 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
                 + (keyBytes == null ? 0L : keyBytes.length)
                 + (valueBytes == null ? 0L : valueBytes.length);
         TopicState state = topics.get(topic);
-        if (state == null) {
-            state = newTopicState(topic, cluster);
+        if (state != null) {
+            PartitionView view = state.viewIfCurrent(cluster);
+            if (view != null) {
+                return state.stickiness.partition(recordBytes, view);
+            }
         }
-        return state.stickiness.partition(recordBytes, state.view(cluster));
+        return partitionOnNewMetadata(topic, state, recordBytes, cluster);
     }
 
-    /** Forgets all per-topic state. Metrics registered through {@link #withPluginMetrics} are removed by their owner. */
+    /** Forgets all per-topic state and removes the per-topic metrics from the producer's registry. */
     @Override
     public void close() {
-        topics.clear();
+        housekeeping.lock();
+        try {
+            for (TopicState state : topics.values()) {
+                removeMetrics(state);
+            }
+            topics.clear();
+            // Let go of the producer's registry, and register nothing in it should a record still come.
+            pluginMetrics = null;
+        } finally {
+            housekeeping.unlock();
+        }
     }
 
     /**
@@ -150,9 +219,14 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      */
     @Override
     public void withPluginMetrics(PluginMetrics metrics) {
-        this.pluginMetrics = metrics;
-        for (TopicState state : topics.values()) {
-            registerMetrics(state);
+        housekeeping.lock();
+        try {
+            this.pluginMetrics = metrics;
+            for (TopicState state : topics.values()) {
+                registerMetrics(state);
+            }
+        } finally {
+            housekeeping.unlock();
         }
     }
 
@@ -162,39 +236,117 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         return state == null ? 0 : state.stickiness.switchCount();
     }
 
-    /** The algorithm behind {@code topic}, or null if it was never seen (for tests). */
+    /** Number of topics with sticky state (for tests). */
+    int topicCount() {
+        return topics.size();
+    }
+
+    /** The algorithm behind {@code topic}, or null if it was never seen or was forgotten (for tests). */
     TopicStickiness stickiness(String topic) {
         TopicState state = topics.get(topic);
         return state == null ? null : state.stickiness;
     }
 
-    private TopicState newTopicState(String topic, Cluster cluster) {
-        TopicState state = topics.computeIfAbsent(topic, t -> {
-            PartitionView view = viewOf(t, cluster);
-            long seed;
-            synchronized (seeds) {
-                seed = seeds.nextLong();
+    /**
+     * The unkeyed path's rare case: the first record of a topic (no {@code known} state), or the
+     * first since the producer's metadata changed. Places the record first, then does what must not
+     * run per record: registering a new topic's metrics, and a sweep if one is due.
+     */
+    private int partitionOnNewMetadata(String topic, TopicState known, long recordBytes, Cluster cluster) {
+        long now = time.hiResClockMs();
+        TopicState state = known != null ? known : topics.computeIfAbsent(topic, t -> newTopicState(t, cluster, now));
+        int partition = state.stickiness.partition(recordBytes, state.view(cluster));
+        if (known == null) {
+            housekeeping.lock();
+            try {
+                // After the record: the first sweep must not take the first record for a later one.
+                state.markActive(now);
+                registerMetrics(state);
+            } finally {
+                housekeeping.unlock();
             }
-            return new TopicState(t, new TopicStickiness(stickyBytes, seed, view, listener), cluster, view);
-        });
-        registerMetrics(state);
-        return state;
+        }
+        sweepIfDue(now);
+        return partition;
     }
 
+    private TopicState newTopicState(String topic, Cluster cluster, long now) {
+        PartitionView view = viewOf(topic, cluster);
+        long seed;
+        synchronized (seeds) {
+            seed = seeds.nextLong();
+        }
+        return new TopicState(topic, new TopicStickiness(stickyBytes, seed, view, switches), cluster, view, now);
+    }
+
+    /**
+     * Forgets the topics idle for {@link #idleMs}, if a sweep is due and no other thread holds the
+     * housekeeping lock (then that thread sweeps, or registers a topic and the next trigger sweeps).
+     * Never throws: it runs after a record was placed.
+     */
+    private void sweepIfDue(long now) {
+        if (now - nextSweepMs < 0 || !housekeeping.tryLock()) {
+            return;
+        }
+        try {
+            if (now - nextSweepMs >= 0) {
+                nextSweepMs = now + sweepIntervalMs;
+                forgetIdleTopics(now);
+            }
+        } finally {
+            housekeeping.unlock();
+        }
+    }
+
+    private void forgetIdleTopics(long now) {
+        int forgotten = 0;
+        for (TopicState state : topics.values()) {
+            if (state.idleFor(idleMs, now) && topics.remove(state.topic, state)) {
+                removeMetrics(state);
+                forgotten++;
+            }
+        }
+        if (forgotten > 0) {
+            log.debug("Forgot {} topics without records for {} ms ({}); {} remain",
+                    forgotten, idleMs, ProducerConfig.METADATA_MAX_IDLE_CONFIG, topics.size());
+        }
+    }
+
+    /** Registers the metrics of {@code state} unless they are registered or the topic was forgotten. Caller holds the lock. */
     private void registerMetrics(TopicState state) {
         PluginMetrics metrics = pluginMetrics;
-        if (metrics == null || !state.metricsRegistered.compareAndSet(false, true)) {
+        if (metrics == null || !state.metricNames.isEmpty() || topics.get(state.topic) != state) {
             return;
         }
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("topic", state.topic);
         TopicStickiness stickiness = state.stickiness;
-        metrics.addMetric(metrics.metricName(SWITCH_TOTAL_METRIC,
-                        "Number of times the partitioner switched to another partition of the topic", tags),
-                (Measurable) (config, now) -> stickiness.switchCount());
-        metrics.addMetric(metrics.metricName(CURRENT_PARTITION_METRIC,
-                        "The partition records of the topic without a key go to now", tags),
-                (Gauge<Integer>) (config, now) -> stickiness.currentPartition());
+        MetricName switchTotal = metrics.metricName(SWITCH_TOTAL_METRIC,
+                "Number of times the partitioner switched to another partition of the topic", tags);
+        MetricName currentPartition = metrics.metricName(CURRENT_PARTITION_METRIC,
+                "The partition records of the topic without a key go to now", tags);
+        metrics.addMetric(switchTotal, (Measurable) (config, now) -> stickiness.switchCount());
+        metrics.addMetric(currentPartition, (Gauge<Integer>) (config, now) -> stickiness.currentPartition());
+        state.metricNames = List.of(switchTotal, currentPartition);
+    }
+
+    /**
+     * Removes the metrics of {@code state}. Caller holds the lock. A registry that refuses (the
+     * producer closes it right after the partitioner) is logged, not thrown: a sweep runs after a
+     * record was placed, inside the caller's {@code send()}.
+     */
+    private void removeMetrics(TopicState state) {
+        PluginMetrics metrics = pluginMetrics;
+        if (metrics != null) {
+            for (MetricName name : state.metricNames) {
+                try {
+                    metrics.removeMetric(name);
+                } catch (RuntimeException e) {
+                    log.debug("Could not remove metric {}", name, e);
+                }
+            }
+        }
+        state.metricNames = List.of();
     }
 
     /**
@@ -231,41 +383,22 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         return view;
     }
 
-    /** Per-topic state: the algorithm plus the partition view of the last {@link Cluster} seen. */
-    private static final class TopicState {
-        final String topic;
-        final TopicStickiness stickiness;
-        final AtomicBoolean metricsRegistered = new AtomicBoolean();
-        private volatile CachedView cached;
+    /** Passes every switch to the test listener, then sweeps if due: the trigger that keeps a busy producer sweeping. */
+    private final class SweepAfterSwitch implements TopicStickiness.SwitchListener {
+        private final TopicStickiness.SwitchListener listener;
 
-        TopicState(String topic, TopicStickiness stickiness, Cluster cluster, PartitionView view) {
-            this.topic = topic;
-            this.stickiness = stickiness;
-            this.cached = new CachedView(cluster, view);
+        SweepAfterSwitch(TopicStickiness.SwitchListener listener) {
+            this.listener = listener;
         }
 
-        /**
-         * The view of {@code cluster}. The producer passes the same {@code Cluster} instance until
-         * its metadata changes, so an identity check makes this free per record.
-         */
-        PartitionView view(Cluster cluster) {
-            CachedView last = cached;
-            if (last.cluster == cluster) {
-                return last.view;
-            }
-            PartitionView view = viewOf(topic, cluster);
-            cached = new CachedView(cluster, view);
-            return view;
+        @Override
+        public void onSwitch(Stint closed, Stint next) {
+            listener.onSwitch(closed, next);
         }
-    }
 
-    private static final class CachedView {
-        final Cluster cluster;
-        final PartitionView view;
-
-        CachedView(Cluster cluster, PartitionView view) {
-            this.cluster = cluster;
-            this.view = view;
+        @Override
+        public void afterSwitch() {
+            sweepIfDue(time.hiResClockMs());
         }
     }
 }

@@ -18,6 +18,10 @@ import org.apache.kafka.common.config.ConfigException;
  * once into typed fields. Unlike it, this class does not extend {@code AbstractConfig}: that
  * constructor would instantiate the producer's {@code config.providers} a second time, and it
  * would log every producer setting again.
+ *
+ * <p>Two producer settings are read here but are not settings of this class, so they are not in its
+ * {@code ConfigDef}: {@code batch.size} (the default stint size) and {@code metadata.max.idle.ms}
+ * (how long a topic stays idle before the partitioner forgets it, as the producer does).
  */
 public final class UniformStickyBytesPartitionerConfig {
 
@@ -46,6 +50,11 @@ public final class UniformStickyBytesPartitionerConfig {
     /** Kafka's default of {@code batch.size}; pinned by a test against {@link ProducerConfig}. */
     static final int PRODUCER_BATCH_SIZE_DEFAULT = 16384;
 
+    /** Kafka's default of {@code metadata.max.idle.ms}; pinned by a test against {@link ProducerConfig}. */
+    static final long PRODUCER_METADATA_MAX_IDLE_MS_DEFAULT = 300_000;
+    /** The least {@code metadata.max.idle.ms} the producer accepts. */
+    static final long PRODUCER_METADATA_MAX_IDLE_MS_MIN = 5_000;
+
     private static final String GROUP = "Uniform sticky partitioner";
 
     private static final ConfigDef CONFIG = new ConfigDef()
@@ -57,6 +66,7 @@ public final class UniformStickyBytesPartitionerConfig {
     private final int stickyBatchSize;
     private final boolean ignoreKeys;
     private final int batchSize;
+    private final long metadataMaxIdleMs;
 
     /**
      * Parses and validates the settings.
@@ -69,6 +79,7 @@ public final class UniformStickyBytesPartitionerConfig {
         this.stickyBatchSize = (Integer) parsed.get(STICKY_BATCH_SIZE_CONFIG);
         this.ignoreKeys = (Boolean) parsed.get(IGNORE_KEYS_CONFIG);
         this.batchSize = parseBatchSize(props.get(ProducerConfig.BATCH_SIZE_CONFIG));
+        this.metadataMaxIdleMs = parseMetadataMaxIdleMs(props.get(ProducerConfig.METADATA_MAX_IDLE_CONFIG));
     }
 
     /**
@@ -99,6 +110,16 @@ public final class UniformStickyBytesPartitionerConfig {
     public int stickyBytes() {
         int bytes = stickyBatchSize > 0 ? stickyBatchSize : batchSize;
         return Math.max(1, bytes);
+    }
+
+    /**
+     * The producer's {@code metadata.max.idle.ms} (300000 unless set): after this long without a
+     * record, the producer drops a topic from its metadata and the partitioner forgets its state.
+     *
+     * @return the idle time in milliseconds, at least 5000
+     */
+    long metadataMaxIdleMs() {
+        return metadataMaxIdleMs;
     }
 
     /**
@@ -137,9 +158,23 @@ public final class UniformStickyBytesPartitionerConfig {
         return parsed;
     }
 
+    /** Reads {@code metadata.max.idle.ms} as the producer would, with the producer's own lower bound. */
+    private static long parseMetadataMaxIdleMs(Object value) {
+        String key = ProducerConfig.METADATA_MAX_IDLE_CONFIG;
+        if (value == null) {
+            return PRODUCER_METADATA_MAX_IDLE_MS_DEFAULT;
+        }
+        long parsed = (Long) ConfigDef.parseType(key, value, Type.LONG);
+        if (parsed < PRODUCER_METADATA_MAX_IDLE_MS_MIN) {
+            throw new ConfigException(key, value, "Value must be at least " + PRODUCER_METADATA_MAX_IDLE_MS_MIN);
+        }
+        return parsed;
+    }
+
     @Override
     public String toString() {
         return STICKY_BATCH_SIZE_CONFIG + "=" + stickyBatchSize + ", " + IGNORE_KEYS_CONFIG + "=" + ignoreKeys
-                + ", " + ProducerConfig.BATCH_SIZE_CONFIG + "=" + batchSize;
+                + ", " + ProducerConfig.BATCH_SIZE_CONFIG + "=" + batchSize
+                + ", " + ProducerConfig.METADATA_MAX_IDLE_CONFIG + "=" + metadataMaxIdleMs;
     }
 }

@@ -3,13 +3,16 @@ package io.kscale.partitioner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
+import java.lang.ref.Reference;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.common.Cluster;
@@ -42,6 +45,25 @@ final class StickyFixtures {
             partitions.add(new PartitionInfo(topic, p, leader, NODES, NODES));
         }
         return new Cluster("kscale-test", List.of(NODES), partitions, Set.of(), Set.of());
+    }
+
+    /**
+     * Runs the garbage collector until every referent of {@code references} is gone. The deadline
+     * is a guard against a leak, not a measurement: collection usually takes one or two rounds.
+     */
+    static void assertCollected(Collection<? extends Reference<?>> references, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (;;) {
+            long alive = references.stream().filter(reference -> reference.get() != null).count();
+            if (alive == 0) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                fail("%d of %d %s still reachable after 20 s of System.gc()", alive, references.size(), what);
+            }
+            System.gc();
+            Thread.sleep(20);
+        }
     }
 
     static int[] range(int from, int to) {

@@ -14,6 +14,7 @@ class UniformStickyBytesPartitionerConfigTest {
     private static final String STICKY = UniformStickyBytesPartitionerConfig.STICKY_BATCH_SIZE_CONFIG;
     private static final String IGNORE_KEYS = UniformStickyBytesPartitionerConfig.IGNORE_KEYS_CONFIG;
     private static final String BATCH_SIZE = ProducerConfig.BATCH_SIZE_CONFIG;
+    private static final String METADATA_MAX_IDLE = ProducerConfig.METADATA_MAX_IDLE_CONFIG;
 
     private static UniformStickyBytesPartitionerConfig config(Object... keyValues) {
         Map<String, Object> props = new HashMap<>();
@@ -86,6 +87,30 @@ class UniformStickyBytesPartitionerConfigTest {
         assertThatThrownBy(() -> config(BATCH_SIZE, 1L << 40))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(BATCH_SIZE);
+    }
+
+    @Test
+    void shouldMatchKafkasMetadataMaxIdleDefaultAndMinimum() {
+        assertThat(ProducerConfig.configDef().defaultValues().get(METADATA_MAX_IDLE))
+                .isEqualTo(UniformStickyBytesPartitionerConfig.PRODUCER_METADATA_MAX_IDLE_MS_DEFAULT);
+        assertThat(config().metadataMaxIdleMs()).isEqualTo(300_000);
+        assertThat(ProducerConfig.configDef().configKeys().get(METADATA_MAX_IDLE).validator)
+                .hasToString("[" + UniformStickyBytesPartitionerConfig.PRODUCER_METADATA_MAX_IDLE_MS_MIN + ",...]");
+    }
+
+    @Test
+    void shouldReadMetadataMaxIdleAsTheProducerDoes() {
+        assertThat(config(METADATA_MAX_IDLE, 60_000).metadataMaxIdleMs()).isEqualTo(60_000);
+        assertThat(config(METADATA_MAX_IDLE, 60_000L).metadataMaxIdleMs()).isEqualTo(60_000);
+        assertThat(config(METADATA_MAX_IDLE, " 60000 ").metadataMaxIdleMs()).isEqualTo(60_000);
+        assertThatThrownBy(() -> config(METADATA_MAX_IDLE, 4999))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(METADATA_MAX_IDLE)
+                .hasMessageContaining("4999")
+                .hasMessageContaining("at least 5000");
+        assertThatThrownBy(() -> config(METADATA_MAX_IDLE, "5 minutes"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(METADATA_MAX_IDLE);
     }
 
     @Test
