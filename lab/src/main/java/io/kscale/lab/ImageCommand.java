@@ -61,7 +61,7 @@ final class ImageCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (ifNeeded) {
-            DockerReadiness readiness = DockerReadiness.check();
+            DockerReadiness readiness = DockerReadiness.checkKafkaImage();
             if (readiness.ready()) {
                 out.println("Docker is ready with " + readiness.image() + ": nothing to build");
                 out.println(readiness.image());

@@ -45,6 +45,16 @@ public final class DockerReadiness {
                 () -> ImageRecipe.current().imageTag(), Boolean.parseBoolean(System.getenv(RYUK_DISABLED_ENV)));
     }
 
+    /**
+     * Asks the local engine about the Kafka image only, leaving Ryuk aside: what
+     * {@code kscale-lab image --if-needed} decides by (the test JVM that runs later sets the Ryuk
+     * variable itself).
+     */
+    public static DockerReadiness checkKafkaImage() {
+        return check(DockerEngine.local(), System.getProperty(DockerKafkaCluster.IMAGE_PROPERTY),
+                () -> ImageRecipe.current().imageTag(), true);
+    }
+
     static DockerReadiness check(DockerEngine engine, String requestedImage, Supplier<String> offlineImage,
             boolean ryukDisabled) {
         if (!engine.answers()) {

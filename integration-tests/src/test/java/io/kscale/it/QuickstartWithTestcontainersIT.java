@@ -47,7 +47,7 @@ import org.testcontainers.utility.DockerImageName;
  * the image is whichever the Docker suite found ({@code apache/kafka:4.4.0} or kscale's offline
  * build of it, which Testcontainers drives the same way).
  */
-class TestcontainersQuickstartIT {
+class QuickstartWithTestcontainersIT {
 
     private static KafkaContainer kafka;
 
