@@ -1,53 +1,21 @@
 package io.kscale.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
-import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.it.support.Suites;
-import io.kscale.partitioner.UniformStickyBytesPartitioner;
-import io.kscale.streams.WarmupTaskAssignor;
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewPartitions;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Produced;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.testcontainers.kafka.KafkaContainer;
 import org.testcontainers.utility.DockerImageName;
 
 /**
  * Testing your own application with kscale, the Testcontainers way: one {@link KafkaContainer},
- * no kscale test harness, and the one setting per client that switches each plug-in on. README
- * quotes this class as the example to copy.
+ * no kscale test harness, and the one setting per client that switches each plug-in on (the
+ * checks are {@link PluginSmokeChecks}). README quotes it as the example to copy.
  *
  * <p>In your own project the container is {@code new KafkaContainer("apache/kafka:4.4.0")}; here
  * the image is whichever the Docker suite found ({@code apache/kafka:4.4.0} or kscale's offline
  * build of it, which Testcontainers drives the same way).
  */
-class QuickstartWithTestcontainersIT {
+class QuickstartWithTestcontainersIT extends PluginSmokeChecks {
 
     private static KafkaContainer kafka;
 
@@ -71,134 +39,8 @@ class QuickstartWithTestcontainersIT {
         }
     }
 
-    @Test
-    void producerSpreadsUnkeyedRecordsUniformly() throws Exception {
-        createTopic("uniform", 3);
-        Map<String, Object> props = producerProps();
-        props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, UniformStickyBytesPartitioner.class.getName());
-        props.put("partitioner.sticky.batch.size", 4096); // switch partition every 4 KB
-
-        Map<Integer, Integer> perPartition = new HashMap<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
-            for (int i = 0; i < 3000; i++) {
-                RecordMetadata sent = producer.send(new ProducerRecord<>("uniform", null, "x".repeat(100))).get();
-                perPartition.merge(sent.partition(), 1, Integer::sum);
-            }
-        }
-
-        assertThat(perPartition).containsOnlyKeys(0, 1, 2);
-        int spread = perPartition.values().stream().mapToInt(Integer::intValue).max().getAsInt()
-                - perPartition.values().stream().mapToInt(Integer::intValue).min().getAsInt();
-        assertThat(spread).as("records per partition %s", perPartition).isLessThanOrEqualTo(2 * 4096 / 100);
-    }
-
-    @Test
-    void consumerGroupKeepsEveryKeyOnItsConsumerWhenPartitionsDouble() throws Exception {
-        createTopic("orders", 2);
-        Map<String, String> firstOwner = new ConcurrentHashMap<>();
-        Map<String, String> laterOwner = new ConcurrentHashMap<>();
-        try (KafkaConsumer<String, String> a = consumer("a"); KafkaConsumer<String, String> b = consumer("b")) {
-            a.subscribe(List.of("orders"));
-            b.subscribe(List.of("orders"));
-            pollUntil(a, b, firstOwner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
-            produceKeys("orders", "before");
-            pollUntil(a, b, firstOwner, () -> firstOwner.size() == KEYS);
-
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.getBootstrapServers()))) {
-                admin.createPartitions(Map.of("orders", NewPartitions.increaseTo(4))).all().get();
-            }
-            pollUntil(a, b, laterOwner, () -> a.assignment().size() == 2 && b.assignment().size() == 2);
-            produceKeys("orders", "after");
-            pollUntil(a, b, laterOwner, () -> laterOwner.size() == KEYS);
-        }
-
-        assertThat(laterOwner).as("consumer of each key after 2 -> 4 partitions").isEqualTo(firstOwner);
-    }
-
-    @Test
-    void streamsAppRunsWithTheWarmupTaskAssignor() throws Exception {
-        createTopic("words", 2);
-        createTopic("words-upper", 2);
-        StreamsBuilder builder = new StreamsBuilder();
-        builder.stream("words", Consumed.with(Serdes.String(), Serdes.String()))
-                .mapValues(value -> value.toUpperCase())
-                .to("words-upper", Produced.with(Serdes.String(), Serdes.String()));
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "quickstart-app");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBootstrapServers());
-        props.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, WarmupTaskAssignor.class.getName());
-        props.put(StreamsConfig.STATE_DIR_CONFIG, "target/streams-quickstart");
-
-        Map<String, String> upper = new ConcurrentHashMap<>();
-        try (KafkaStreams streams = new KafkaStreams(builder.build(), props);
-             KafkaConsumer<String, String> reader = consumer("reader")) {
-            streams.start();
-            produceKeys("words", "hello");
-            reader.subscribe(List.of("words-upper"));
-            await().atMost(Duration.ofSeconds(90)).until(() -> {
-                for (ConsumerRecord<String, String> record : reader.poll(Duration.ofMillis(200))) {
-                    upper.put(record.key(), record.value());
-                }
-                return upper.size() == KEYS;
-            });
-            assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
-        }
-        assertThat(upper).allSatisfy((key, value) -> assertThat(value).startsWith("HELLO-"));
-    }
-
-    // ------------------------------------------------------------------------------------------
-
-    private static final int KEYS = 40;
-
-    private static void createTopic(String name, int partitions) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.getBootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
-        }
-    }
-
-    private static Map<String, Object> producerProps() {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBootstrapServers());
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        return props;
-    }
-
-    private static void produceKeys(String topic, String valuePrefix) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps())) {
-            for (int k = 0; k < KEYS; k++) {
-                producer.send(new ProducerRecord<>(topic, "key-" + k, valuePrefix + "-" + k)).get();
-            }
-        }
-    }
-
-    private static KafkaConsumer<String, String> consumer(String name) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBootstrapServers());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "reader".equals(name) ? "quickstart-reader" : "quickstart-group");
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName());
-        props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 1000); // the leader sees the new partitions soon
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        return new KafkaConsumer<>(props);
-    }
-
-    /** Polls both members (a rebalance needs both) until the condition holds. */
-    private static void pollUntil(KafkaConsumer<String, String> a, KafkaConsumer<String, String> b,
-            Map<String, String> owners, Callable<Boolean> condition) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            poll(a, "a", owners);
-            poll(b, "b", owners);
-            return condition.call();
-        });
-    }
-
-    /** Records, per key, the consumer that got it. */
-    private static void poll(KafkaConsumer<String, String> consumer, String name, Map<String, String> owners) {
-        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
-            owners.put(record.key(), name);
-        }
+    @Override
+    protected String bootstrapServers() {
+        return kafka.getBootstrapServers();
     }
 }
