@@ -228,18 +228,32 @@ final class LeaderAssignment {
     }
 
     /**
-     * Under EAGER: the member that reported owning each task, by topic and task index; when two
-     * reports claim one task, the first member by id keeps it.
+     * Under EAGER: the member that reported owning each task, by topic and task index. When two
+     * reports claim one task, the later generation wins (ties: the first member by id), as for
+     * {@code ownedPartitions} in {@link PartitionOwners}: the other claimant missed rebalances (a
+     * zombie whose session expired) and reports a task that has moved on since.
      */
     private Map<String, Map<Integer, String>> reportedOwners() {
         if (reportedOwners == null) {
             reportedOwners = new HashMap<>();
-            subscriptions.keySet().forEach(member -> {
+            Map<String, Map<Integer, Integer>> claimGenerations = new HashMap<>();
+            subscriptions.forEach((member, subscription) -> {
                 MemberReport report = reports.get(member);
-                if (report != null) {
-                    report.ownedTasks().forEach((topic, tasks) -> tasks.forEach(task ->
-                            reportedOwners.computeIfAbsent(topic, t -> new HashMap<>()).putIfAbsent(task, member)));
+                if (report == null) {
+                    return;
                 }
+                int generation = generation(member, subscription);
+                report.ownedTasks().forEach((topic, tasks) -> {
+                    Map<Integer, String> owners = reportedOwners.computeIfAbsent(topic, t -> new HashMap<>());
+                    Map<Integer, Integer> generations = claimGenerations.computeIfAbsent(topic, t -> new HashMap<>());
+                    for (int task : tasks) {
+                        Integer claimed = generations.get(task);
+                        if (claimed == null || generation > claimed) {
+                            owners.put(task, member);
+                            generations.put(task, generation);
+                        }
+                    }
+                });
             });
         }
         return reportedOwners;
@@ -311,6 +325,9 @@ final class LeaderAssignment {
             if (member != null) {
                 boolean withheld = handOut(member, unit, priorOwner.get(unit.id()), owners);
                 warmups.placed(member, unit, states, withheld);
+                if (withheld) {
+                    releasingOwners(member, unit, owners).forEach(owner -> warmups.releasing(owner, unit, states));
+                }
             }
         }
         if (states.any()) {
@@ -361,6 +378,18 @@ final class LeaderAssignment {
         });
         return owned.entrySet().stream().max(Map.Entry.<String, Integer>comparingByValue()
                 .thenComparing(Map.Entry.comparingByKey(Comparator.reverseOrder()))).map(Map.Entry::getKey);
+    }
+
+    /** The members other than {@code member} that still own partitions of the unit. */
+    private static Set<String> releasingOwners(String member, Unit unit, PartitionOwners owners) {
+        Set<String> releasing = new TreeSet<>();
+        unit.forEachPartition((topic, partition) -> {
+            String owner = owners.owner(topic, partition);
+            if (owner != null && !owner.equals(member)) {
+                releasing.add(owner);
+            }
+        });
+        return releasing;
     }
 
     /**
