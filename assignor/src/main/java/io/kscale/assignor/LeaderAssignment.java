@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *       a subscribed topic is in none of them (every member restarted), add what the durable
  *       {@link LayoutStore} holds; then apply the partition counts and topic ids of the metadata,
  *       and forget topics gone for the grace period. Changes are logged (ERROR when keys move
- *       task, WARN for a re-created topic) and counted; a changed layout is stored.</li>
+ *       task, WARN for a re-created topic) and counted; the layout is stored unless the store is
+ *       known to hold it, off this thread ({@link LayoutPersistence}).</li>
  *   <li><b>Place the tasks</b>: topics subscribed by the same members are placed together, as
  *       units (task t of every topic with the same T); each unit is a task of the
  *       {@link PlacementEngine}, weighted by its partitions, with its prior owner from
@@ -80,7 +81,7 @@ final class LeaderAssignment {
     private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
 
     private final KeyPreservingAssignorConfig config;
-    private final LayoutStore store;
+    private final LayoutPersistence persistence;
     private final AssignorMetrics metrics;
     private final PlacementEngine engine = new PlacementEngine();
 
@@ -101,10 +102,10 @@ final class LeaderAssignment {
     /**
      * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
      */
-    LeaderAssignment(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics,
+    LeaderAssignment(KeyPreservingAssignorConfig config, LayoutPersistence persistence, AssignorMetrics metrics,
                      GroupSubscription groupSubscription, long now) {
         this.config = config;
-        this.store = store;
+        this.persistence = persistence;
         this.metrics = metrics;
         this.subscriptions = new TreeMap<>(groupSubscription.groupSubscription());
         this.warmups = new WarmupPlan(now);
@@ -173,7 +174,7 @@ final class LeaderAssignment {
         reports.values().forEach(report -> distinct.add(report.layout()));
         Set<String> subscribed = new HashSet<>();
         membersBySubscription().keySet().forEach(subscribed::addAll);
-        LayoutAgreement agreement = new LayoutAgreement(config, store, metrics);
+        LayoutAgreement agreement = new LayoutAgreement(config, persistence, metrics);
         GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
         recreated = agreement.recreated();
         return layout;
