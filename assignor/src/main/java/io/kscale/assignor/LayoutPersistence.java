@@ -116,7 +116,14 @@ final class LayoutPersistence {
         if (store == LayoutStore.DISABLED) {
             return Optional.empty();
         }
-        LayoutStore.Loaded loaded = store.load(Deadline.after(time, budget));
+        LayoutStore.Loaded loaded;
+        try {
+            loaded = store.load(Deadline.after(time, budget));
+        } catch (RuntimeException e) {
+            // The contract says a store never throws; assign() must not, whatever a store does.
+            log.warn("Reading the layout store failed unexpectedly; going on without the stored layout", e);
+            loaded = LayoutStore.Loaded.FAILED;
+        }
         if (loaded.failed()) {
             metrics.layoutStoreFailed();
             return Optional.empty();
