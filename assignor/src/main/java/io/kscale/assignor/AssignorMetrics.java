@@ -1,5 +1,7 @@
 package io.kscale.assignor;
 
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.MetricName;
@@ -17,24 +19,26 @@ import org.apache.kafka.common.utils.Time;
  *
  * <p>Why a registry of our own: Kafka 4.4 hands its own metrics registry to plug-ins that
  * implement {@code Monitorable}, but not to partition assignors, and it never closes an assignor.
- * So one JVM-wide registry with a JMX reporter serves every assignor instance, tagged by the
- * consumer's {@code client.id}; a consumer's metrics stay registered after it closes (a handful
- * per client id) and are reused if a consumer with the same client id starts again.
+ * So one JVM-wide registry with a JMX reporter ({@link Registry#SHARED}) serves every assignor
+ * instance, tagged by the consumer's {@code client.id}. A client's metrics are removed by
+ * {@link #close()}, which runs when its consumer closes ({@link ConsumerCloseWatch}); instances
+ * with the same client id share the metrics, which go when the last of them closes. The registry
+ * itself is closed when no client uses it, which unregisters its last MBean (Kafka's own
+ * {@code kafka-metrics-count}): nothing in the platform MBean server then refers to this class
+ * loader, so a redeployed application does not leak it. Before issue 11 every client id's metrics
+ * stayed for the life of the JVM, however many generated client ids came and went.
  */
 final class AssignorMetrics {
 
     static final String JMX_PREFIX = "kscale.assignor";
     static final String GROUP = "key-preserving-assignor";
 
-    private static final Metrics REGISTRY = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
-            new KafkaMetricsContext(JMX_PREFIX));
-
-    /** @return the JVM-wide registry, which the barrier's metrics share ({@link BarrierMetrics}) */
-    static Metrics registry() {
-        return REGISTRY;
-    }
-
+    private final Registry registry;
+    private final Metrics metrics;
+    private final String clientId;
     private final Map<String, String> tags;
+    private final List<Sensor> sensors = new ArrayList<>();
+    private final List<MetricName> gauges = new ArrayList<>();
     private final Sensor assignments;
     private final Sensor affinityBreaks;
     private final Sensor layoutChanges;
@@ -42,11 +46,25 @@ final class AssignorMetrics {
     private final Sensor withheldPartitions;
     private final Sensor movedTasks;
     private final Sensor layoutStoreLoads;
+    private final Sensor layoutStoreFailures;
     private final Sensor topicsRecreated;
     private final Sensor topicsForgotten;
     private volatile long layoutEpoch;
+    /** When this member last stored the layout, epoch ms; -1 before its first successful save. */
+    private volatile long lastStoreSuccessMs = -1;
+    /** The clock of {@link #lastStoreSuccessMs}: the leader's. */
+    private volatile Time storeClock = Time.SYSTEM;
+    private boolean closed;
 
+    /** Metrics in the JVM-wide registry, in JMX. */
     AssignorMetrics(String clientId) {
+        this(Registry.SHARED, clientId);
+    }
+
+    AssignorMetrics(Registry registry, String clientId) {
+        this.registry = registry;
+        this.metrics = registry.acquire(clientId);
+        this.clientId = clientId;
         this.tags = Map.of("client-id", clientId);
         this.assignments = counter("assignments-total", "Rebalances this member computed as group leader.");
         this.affinityBreaks = counter("affinity-breaks-total", "Topics that grew to a partition count that is not a "
@@ -59,22 +77,44 @@ final class AssignorMetrics {
         this.movedTasks = counter("moved-tasks-total", "Tasks given to a member other than their prior owner.");
         this.layoutStoreLoads = counter("layout-store-loads-total", "Times the leader read the durable layout store "
                 + "because no member knew the layout of a subscribed topic.");
+        this.layoutStoreFailures = counter("layout-store-failures-total", "Loads and saves of the durable layout store "
+                + "that failed (timeout, missing ACL, unreachable brokers, a stored value that is not a layout). A "
+                + "failed save is retried at the next rebalance; until one succeeds, a full restart of the group may "
+                + "move keys of expanded topics.");
         this.topicsRecreated = counter("topics-recreated-total", "Topics whose topic id changed under a known name "
                 + "(deleted and re-created): each got a fresh layout.");
         this.topicsForgotten = counter("topics-forgotten-total", "Topic layouts forgotten because no member "
                 + "subscribed to the topic and the metadata lacked it for kscale.assignor.layout.forget.after.ms.");
-        MetricName epoch = REGISTRY.metricName("layout-epoch", GROUP, "Epoch of the group layout this member knows.", tags);
-        REGISTRY.removeMetric(epoch);
-        REGISTRY.addMetric(epoch, (Gauge<Long>) (config, now) -> layoutEpoch);
+        gauge("layout-epoch", "Epoch of the group layout this member knows.", (config, now) -> layoutEpoch);
+        gauge("layout-store-last-success-age-ms", "Milliseconds since this member, as leader, last stored the layout "
+                + "(-1 if it has not yet). Saves happen when the layout changes or a save is due again, so a large "
+                + "age is normal in a stable group; together with layout-store-failures-total it tells how long the "
+                + "store has been behind.", (config, now) -> {
+                    long last = lastStoreSuccessMs;
+                    return last < 0 ? -1L : Math.max(0, storeClock.milliseconds() - last);
+                });
+    }
+
+    /** Metrics kept in a registry of their own, outside JMX: for an assignor that is not configured yet. */
+    static AssignorMetrics detached() {
+        return new AssignorMetrics(new Registry(null), "");
     }
 
     private Sensor counter(String name, String doc) {
-        Sensor sensor = REGISTRY.sensor(GROUP + ":" + name + ":" + tags.get("client-id"));
-        MetricName metricName = REGISTRY.metricName(name, GROUP, doc, tags);
-        if (REGISTRY.metric(metricName) == null) {
+        Sensor sensor = metrics.sensor(GROUP + ":" + name + ":" + clientId);
+        MetricName metricName = metrics.metricName(name, GROUP, doc, tags);
+        if (metrics.metric(metricName) == null) {
             sensor.add(metricName, new CumulativeSum());
         }
+        sensors.add(sensor);
         return sensor;
+    }
+
+    private void gauge(String name, String doc, Gauge<Long> gauge) {
+        MetricName metricName = metrics.metricName(name, GROUP, doc, tags);
+        metrics.removeMetric(metricName);
+        metrics.addMetric(metricName, gauge);
+        gauges.add(metricName);
     }
 
     void assignmentComputed() {
@@ -105,6 +145,15 @@ final class AssignorMetrics {
         layoutStoreLoads.record();
     }
 
+    void layoutStoreFailed() {
+        layoutStoreFailures.record();
+    }
+
+    void layoutStoreSaved(Time clock) {
+        storeClock = clock;
+        lastStoreSuccessMs = clock.milliseconds();
+    }
+
     void topicRecreated() {
         topicsRecreated.record();
     }
@@ -119,6 +168,68 @@ final class AssignorMetrics {
 
     /** The current value of one of this client's metrics (tests). */
     double value(String name) {
-        return ((Number) REGISTRY.metric(REGISTRY.metricName(name, GROUP, tags)).metricValue()).doubleValue();
+        return ((Number) metrics.metric(metrics.metricName(name, GROUP, tags)).metricValue()).doubleValue();
+    }
+
+    /**
+     * Removes this client's metrics, unless another instance with its client id still uses them,
+     * and releases the registry. Recording afterwards is harmless and invisible. Idempotent.
+     */
+    void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        registry.release(clientId, () -> {
+            sensors.forEach(sensor -> metrics.removeSensor(sensor.name()));
+            gauges.forEach(metrics::removeMetric);
+        });
+    }
+
+    /**
+     * A metrics registry shared by assignors and closed when the last of them is: counts its users
+     * per client id, so that a client's metrics go when its last instance closes.
+     */
+    static final class Registry {
+
+        /** The JVM-wide registry, in JMX under {@value #JMX_PREFIX}. */
+        static final Registry SHARED = new Registry(JMX_PREFIX);
+
+        private final String jmxPrefix;
+        private final Map<String, Integer> users = new HashMap<>();
+        private Metrics metrics;
+
+        /** @param jmxPrefix the JMX domain, or null for a registry outside JMX */
+        Registry(String jmxPrefix) {
+            this.jmxPrefix = jmxPrefix;
+        }
+
+        synchronized Metrics acquire(String clientId) {
+            if (metrics == null) {
+                metrics = jmxPrefix == null ? new Metrics() : new Metrics(new MetricConfig(),
+                        List.of(new JmxReporter()), Time.SYSTEM, new KafkaMetricsContext(jmxPrefix));
+            }
+            users.merge(clientId, 1, Integer::sum);
+            return metrics;
+        }
+
+        /** @param remove removes the client's metrics; run if this was its last user */
+        synchronized void release(String clientId, Runnable remove) {
+            Integer left = users.computeIfPresent(clientId, (id, count) -> count > 1 ? count - 1 : null);
+            if (left == null) {
+                remove.run();
+            }
+            if (users.isEmpty() && metrics != null) {
+                metrics.close();
+                metrics = null;
+            }
+        }
+
+        /** @return whether the registry is open (tests) */
+        synchronized boolean isOpen() {
+            return metrics != null;
+        }
     }
 }

@@ -10,7 +10,7 @@ import org.apache.kafka.common.metrics.stats.CumulativeSum;
 /**
  * An {@link ExpansionBarrier}'s metrics, in JMX as
  * {@code kscale.assignor:type=expansion-barrier,client-id=...}: one counter per
- * {@link ReleaseCause}. In the assignor's JVM-wide registry ({@link AssignorMetrics} says why),
+ * {@link ReleaseCause}. In the assignor's JVM-wide registry ({@link AssignorMetrics.Registry}),
  * tagged by the consumer's {@code client.id}; reused by a barrier of the same client id, and
  * removed by {@link ExpansionBarrier#close()}.
  */
@@ -18,11 +18,21 @@ final class BarrierMetrics {
 
     static final String GROUP = "expansion-barrier";
 
-    private final Metrics registry = AssignorMetrics.registry();
+    private final AssignorMetrics.Registry shared;
+    /** This barrier's name among the shared registry's users: its metrics are not the assignor's. */
+    private final String user;
+    private final Metrics registry;
     private final Map<String, String> tags;
     private final Map<ReleaseCause, Sensor> releases = new EnumMap<>(ReleaseCause.class);
 
     BarrierMetrics(String clientId) {
+        this(AssignorMetrics.Registry.SHARED, clientId);
+    }
+
+    BarrierMetrics(AssignorMetrics.Registry shared, String clientId) {
+        this.shared = shared;
+        this.user = GROUP + ":" + clientId;
+        this.registry = shared.acquire(user);
         this.tags = Map.of("client-id", clientId);
         for (ReleaseCause cause : ReleaseCause.values()) {
             Sensor sensor = registry.sensor(sensorName(cause));
@@ -47,10 +57,15 @@ final class BarrierMetrics {
         return ((Number) registry.metric(registry.metricName(cause.metricName(), GROUP, tags)).metricValue()).doubleValue();
     }
 
-    /** Unregisters the metrics: nothing of the barrier stays in the JVM-wide registry. */
+    /**
+     * Unregisters the metrics once the last barrier of this client id closes, and the registry
+     * with its last user: nothing of the barrier stays in the JVM-wide registry.
+     */
     void close() {
-        for (ReleaseCause cause : ReleaseCause.values()) {
-            registry.removeSensor(sensorName(cause));
-        }
+        shared.release(user, () -> {
+            for (ReleaseCause cause : ReleaseCause.values()) {
+                registry.removeSensor(sensorName(cause));
+            }
+        });
     }
 }

@@ -6,7 +6,6 @@ import io.kscale.assignor.layout.TopicLayout;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,13 +14,15 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -30,9 +31,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -40,6 +41,7 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,24 +51,27 @@ import org.slf4j.LoggerFactory;
  * the latest record per group, so the topic stays small however often layouts change.
  *
  * <p>How a call works. {@link #save} makes sure the topic exists (one partition, compacted; an
- * existing topic is fine), then produces the record to partition 0 with {@code acks=all} and
- * idempotence, and waits for the ack. {@link #load} notes the end offset of partition 0, reads
- * from the beginning up to it with an unsubscribed consumer ({@code assign()}, no group, no
- * committed offsets) and decodes the last value under the group's key. Worked example: groups
- * {@code g1} and {@code g2} share the topic, which holds {@code [0] g1->epoch 1, [1] g2->epoch 4,
- * [2] g1->epoch 2}; the end offset is 3, so {@code load()} for {@code g1} reads offsets 0-2 and
- * returns epoch 2, for {@code g2} epoch 4. A null value (a tombstone) means no layout: the leader
- * writes one when every topic of the layout has been forgotten
- * ({@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG}); a single forgotten topic
- * needs none, since the group's next record, without it, replaces the last. A value
- * that does not decode is untrusted input, logged once and ignored: {@code load()} then returns
- * empty, and the leader derives the layout from its members and the partition counts.
+ * existing topic is fine, but one whose {@code cleanup.policy} is not {@code compact} gets one
+ * WARN with the command that fixes it), then produces the record to partition 0 with
+ * {@code acks=all} and idempotence, and waits for the ack. {@link #load} reads partition 0 up to
+ * its end offset with an unsubscribed consumer that it keeps between loads
+ * ({@link LayoutTopicReader}): the first load reads from the beginning, each later one only what
+ * was appended since, and the last value under the group's key is the layout. Worked example:
+ * groups {@code g1} and {@code g2} share the topic, which holds {@code [0] g1->epoch 1, [1]
+ * g2->epoch 4, [2] g1->epoch 2}; the first {@code load()} for {@code g1} reads offsets 0-2 and
+ * returns epoch 2; after {@code [3] g1->epoch 3} it reads offset 3 only and returns epoch 3. A
+ * null value (a tombstone) means no layout: the leader writes one when every topic of the layout
+ * has been forgotten ({@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG}); a single
+ * forgotten topic needs none, since the group's next record, without it, replaces the last. A value
+ * that does not decode is untrusted input, logged once and ignored: {@code load()} then reports a
+ * failure, and the leader derives the layout from its members and the partition counts.
  *
- * <p>Clients. Each call creates the clients it needs and closes them before it returns: the
- * consumer never closes its assignor, so nothing may stay open between calls, and a layout
- * changes rarely (on a topic expansion), so the cost of a connection per call does not matter.
- * Every blocking step counts against one deadline of {@code timeout} per call; closing is bounded
- * too (at most a second).
+ * <p>Clients. A save creates its producer (and, until the topic is known to exist, an admin
+ * client) and closes them before it returns: saves are rare and run on the writer thread of
+ * {@link LayoutPersistence}, so their cost does not matter, and nothing with a thread of its own
+ * stays open. The load's consumer has no thread and stays open until {@link #close()} (the
+ * consumer closing, see {@link ConsumerCloseWatch}). Every blocking step of a call counts against
+ * the call's {@link Deadline}, closing included (each close at most a second).
  *
  * <p>Settings. The clients are created with the consumer's own connection and security settings
  * ({@code bootstrap.servers}, {@code security.protocol}, {@code ssl.*}, {@code sasl.*}, ...). The store must reach the very cluster the group lives on, as the principal
@@ -80,7 +85,11 @@ import org.slf4j.LoggerFactory;
  * for the producer, no group and no auto commit for the consumer.
  *
  * <p>Best effort, as {@link LayoutStore} requires: no method throws; failures (timeouts, missing
- * ACLs, a malformed stored value) are logged and counted in {@link #failures()}.
+ * ACLs, a malformed stored value) are logged, reported in the result and counted in
+ * {@link #failures()}.
+ *
+ * <p>Threads: a load and a save may run at the same time (the consumer's thread and the writer);
+ * they share only the fields marked volatile or atomic.
  */
 final class KafkaLayoutStore implements LayoutStore {
 
@@ -131,11 +140,13 @@ final class KafkaLayoutStore implements LayoutStore {
     private final byte[] key;
     private final short replicationFactor;
     private final Duration timeout;
-    private final Duration closeTimeout;
     private final Map<String, Object> adminSettings;
     private final Map<String, Object> producerSettings;
-    private final Map<String, Object> consumerSettings;
+    private final Clients clients;
+    private final Time time;
+    private final LayoutTopicReader reader;
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicBoolean warnedNotCompacted = new AtomicBoolean();
     /** Whether a save found or created the topic; cleared by a failed save, so the next one checks again. */
     private volatile boolean topicReady;
     /** The offset of the malformed value last warned about, so each one is warned about once. */
@@ -147,13 +158,19 @@ final class KafkaLayoutStore implements LayoutStore {
      * @param groupId the consumer group whose layout is stored, the record key
      * @param topic the compacted topic that holds the layouts, created by the first save if missing
      * @param replicationFactor the topic's replication factor, or -1 for the brokers' default
-     * @param timeout the longest one call blocks (closing its clients aside)
+     * @param timeout the longest {@link #load()} or {@link #save(GroupLayout)} blocks, closes included
      * @param consumerConfigs the consumer's settings as handed to {@code configure}, unknown keys included
      * @throws IllegalArgumentException if the group id is empty, the topic name illegal, the
      *     replication factor neither -1 nor positive, or the timeout not positive
      */
     KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
                      Map<String, ?> consumerConfigs) {
+        this(groupId, topic, replicationFactor, timeout, consumerConfigs, Clients.KAFKA, Time.SYSTEM);
+    }
+
+    /** As above, with the clients and the clock given (tests: mock clients). */
+    KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
+                     Map<String, ?> consumerConfigs, Clients clients, Time time) {
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(timeout, "timeout");
@@ -176,10 +193,13 @@ final class KafkaLayoutStore implements LayoutStore {
         this.key = groupId.getBytes(StandardCharsets.UTF_8);
         this.replicationFactor = replicationFactor;
         this.timeout = timeout;
-        this.closeTimeout = timeout.compareTo(MAX_CLOSE_TIMEOUT) < 0 ? timeout : MAX_CLOSE_TIMEOUT;
+        this.clients = Objects.requireNonNull(clients, "clients");
+        this.time = Objects.requireNonNull(time, "time");
         this.adminSettings = adminSettings(consumerConfigs);
         this.producerSettings = producerSettings(consumerConfigs);
-        this.consumerSettings = consumerSettings(consumerConfigs);
+        Map<String, Object> consumerSettings = consumerSettings(consumerConfigs);
+        this.reader = new LayoutTopicReader(new TopicPartition(topic, PARTITION), key,
+                () -> clients.consumer(consumerSettings));
     }
 
     /** @return how many loads and saves failed so far, malformed stored values included */
@@ -187,68 +207,49 @@ final class KafkaLayoutStore implements LayoutStore {
         return failures.get();
     }
 
+    /** Loads within this store's timeout (tests). */
+    Optional<GroupLayout> load() {
+        return load(Deadline.after(time, timeout)).layout();
+    }
+
     @Override
-    public Optional<GroupLayout> load() {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    public Loaded load(Deadline deadline) {
+        String cause;
         try {
-            Consumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerSettings);
-            try {
-                return read(consumer, deadline);
-            } finally {
-                closeQuietly("consumer", () -> consumer.close(CloseOptions.timeout(closeTimeout)));
-            }
+            return decode(reader.readLatest(deadline));
+        } catch (TimeoutException e) {
+            cause = e.toString(); // the reader keeps its consumer and position: the next load goes on from there
         } catch (RuntimeException e) {
-            failures.incrementAndGet();
-            log.warn("Could not read the stored layout of group {} from topic {} within {} ms: {}. The leader goes on "
-                    + "with the layouts its members report, or derives the layout from the partition counts if none does "
-                    + "({} layout store failures so far).", groupId, topic, timeout.toMillis(), e.toString(), failures.get());
+            cause = e.toString();
+            reader.reset(deadline.remainingAtMost(MAX_CLOSE_TIMEOUT));
             log.debug("Reading the layout of group {} failed", groupId, e);
-            return Optional.empty();
         }
+        failures.incrementAndGet();
+        log.warn("Could not read the stored layout of group {} from topic {} in time: {}. The leader goes on with the "
+                + "layouts its members report, or derives the layout from the partition counts if none does ({} "
+                + "layout store failures so far).", groupId, topic, cause, failures.get());
+        return Loaded.FAILED;
     }
 
-    private Optional<GroupLayout> read(Consumer<byte[], byte[]> consumer, long deadline) {
-        List<PartitionInfo> partitions = consumer.partitionsFor(topic, remaining(deadline));
-        if (partitions == null || partitions.isEmpty()) {
-            log.debug("No layout stored for group {}: topic {} does not exist", groupId, topic);
-            return Optional.empty();
-        }
-        TopicPartition partition = new TopicPartition(topic, PARTITION);
-        List<TopicPartition> assigned = List.of(partition);
-        consumer.assign(assigned);
-        long end = consumer.endOffsets(assigned, remaining(deadline)).get(partition);
-        consumer.seekToBeginning(assigned);
-        ConsumerRecord<byte[], byte[]> latest = null;
-        long position = consumer.position(partition, remaining(deadline));
-        while (position < end) {
-            Duration left = remaining(deadline);
-            if (left.isZero()) {
-                throw new TimeoutException("read up to offset " + position + " of " + end);
-            }
-            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(left)) {
-                if (record.offset() < end && Arrays.equals(key, record.key())) {
-                    latest = record;
-                }
-            }
-            position = consumer.position(partition, remaining(deadline));
-        }
-        return decode(latest);
+    /** @return records the loads of this store read so far (tests: each load reads only what is new) */
+    long recordsRead() {
+        return reader.recordsRead();
     }
 
-    private Optional<GroupLayout> decode(ConsumerRecord<byte[], byte[]> latest) {
+    private Loaded decode(ConsumerRecord<byte[], byte[]> latest) {
         if (latest == null) {
             log.debug("No layout stored for group {} in topic {}", groupId, topic);
-            return Optional.empty();
+            return Loaded.NOTHING;
         }
         if (latest.value() == null) {
             log.debug("The layout of group {} in topic {} was deleted at offset {}", groupId, topic, latest.offset());
-            return Optional.empty();
+            return Loaded.NOTHING;
         }
         Optional<GroupLayout> layout = LayoutCodec.decode(ByteBuffer.wrap(latest.value()));
         if (layout.isPresent()) {
             log.debug("Loaded layout epoch {} of group {} from topic {} offset {}", layout.get().epoch(), groupId, topic,
                     latest.offset());
-            return layout;
+            return Loaded.of(layout.get());
         }
         failures.incrementAndGet();
         if (warnedMalformedOffset != latest.offset()) {
@@ -257,17 +258,21 @@ final class KafkaLayoutStore implements LayoutStore {
                     + "layout. The leader derives the layout from its members and the partition counts; the next "
                     + "save replaces the value.", groupId, topic, latest.offset(), latest.value().length);
         }
-        return Optional.empty();
+        return Loaded.FAILED;
+    }
+
+    /** Saves within this store's timeout (tests). */
+    boolean save(GroupLayout layout) {
+        return save(layout, Deadline.after(time, timeout));
     }
 
     @Override
-    public void save(GroupLayout layout) {
+    public boolean save(GroupLayout layout, Deadline deadline) {
         if (layout == null) {
             failures.incrementAndGet();
             log.warn("Not storing a null layout for group {} in topic {}", groupId, topic);
-            return;
+            return false;
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
         String cause;
         try {
             if (!topicReady) {
@@ -281,7 +286,7 @@ final class KafkaLayoutStore implements LayoutStore {
             } else {
                 log.info("Stored layout epoch {} of group {} in topic {}", layout.epoch(), groupId, topic);
             }
-            return;
+            return true;
         } catch (ExecutionException e) {
             cause = String.valueOf(e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
@@ -294,37 +299,102 @@ final class KafkaLayoutStore implements LayoutStore {
         }
         topicReady = false;
         failures.incrementAndGet();
-        log.warn("Could not store layout epoch {} of group {} in topic {} within {} ms: {}. Until a later save "
-                + "succeeds, the layout survives only while a member of the group is alive: if every member stops, "
-                + "the leader derives task counts from the partition counts again, and keys of expanded topics may "
-                + "move to other tasks ({} layout store failures so far).", layout.epoch(), groupId, topic,
-                timeout.toMillis(), cause, failures.get());
+        log.warn("Could not store layout epoch {} of group {} in topic {} in time: {}. The leader tries again at the "
+                + "next rebalance. Until a save succeeds, the layout survives only while a member of the group is "
+                + "alive: if every member stops, the leader derives task counts from the partition counts again, and "
+                + "keys of expanded topics may move to other tasks ({} layout store failures so far).", layout.epoch(),
+                groupId, topic, cause, failures.get());
+        return false;
     }
 
-    private void ensureTopic(long deadline)
+    private void ensureTopic(Deadline deadline)
             throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
         Optional<Short> replicas = replicationFactor == -1 ? Optional.empty() : Optional.of(replicationFactor);
         NewTopic newTopic = new NewTopic(topic, Optional.of(1), replicas).configs(TOPIC_CONFIGS);
-        Admin admin = Admin.create(adminSettings);
+        Admin admin = clients.admin(adminSettings);
         try {
-            long left = remainingMillis(deadline);
+            long left = deadline.remainingMs();
             admin.createTopics(List.of(newTopic), new CreateTopicsOptions().timeoutMs((int) Math.max(1, left)))
                     .all().get(left, TimeUnit.MILLISECONDS);
             log.info("Created compacted topic {} for the task layouts of consumer groups", topic);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof TopicExistsException) {
+                checkCompacted(admin, deadline);
                 return;
             }
             if (cause instanceof TopicAuthorizationException || cause instanceof ClusterAuthorizationException) {
                 // An operator may have created the topic for a principal that may not; the write tells.
                 log.debug("May not create topic {} ({}); writing to it in case it exists", topic, cause.toString());
+                checkCompacted(admin, deadline);
                 return;
             }
             throw e;
         } finally {
-            closeQuietly("admin client", () -> admin.close(closeTimeout));
+            closeQuietly("admin client", () -> admin.close(deadline.remainingAtMost(MAX_CLOSE_TIMEOUT)));
         }
+    }
+
+    /**
+     * Warns once if the existing topic is not compacted: the brokers then delete the layouts after
+     * {@code retention.ms} (7 days by default), and a full restart after that takes the partition
+     * counts as task counts. Only a WARN: the store works until then, and changing a topic's
+     * settings is the operator's call. A topic that cannot be described (no DescribeConfigs ACL)
+     * is not checked.
+     */
+    private void checkCompacted(Admin admin, Deadline deadline) throws InterruptedException {
+        if (warnedNotCompacted.get()) {
+            return;
+        }
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        try {
+            Config config = admin.describeConfigs(List.of(resource)).all()
+                    .get(deadline.remainingMs(), TimeUnit.MILLISECONDS).get(resource);
+            ConfigEntry entry = config == null ? null : config.get(TopicConfig.CLEANUP_POLICY_CONFIG);
+            String policy = entry == null ? null : entry.value();
+            if (!isCompactedOnly(policy) && warnedNotCompacted.compareAndSet(false, true)) {
+                log.warn(notCompactedWarning(topic, policy));
+            }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
+            log.debug("Could not read the cleanup.policy of layout store topic {}: {}", topic, e.toString());
+        }
+    }
+
+    /** @return whether the policy keeps every group's latest record for good: {@code compact}, without {@code delete} */
+    static boolean isCompactedOnly(String policy) {
+        if (policy == null) {
+            return false;
+        }
+        boolean compact = false;
+        for (String part : policy.split(",")) {
+            String value = part.trim();
+            if (value.equals(TopicConfig.CLEANUP_POLICY_DELETE)) {
+                return false;
+            }
+            compact |= value.equals(TopicConfig.CLEANUP_POLICY_COMPACT);
+        }
+        return compact;
+    }
+
+    /** The WARN for a layout topic whose cleanup.policy is not {@code compact}, with the fix. */
+    static String notCompactedWarning(String topic, String policy) {
+        return "Layout store topic " + topic + " has cleanup.policy=" + policy + ", not compact: the brokers delete "
+                + "the group layouts in it after retention.ms, and a group that restarts entirely after that takes its "
+                + "topics' partition counts as task counts (keys of expanded topics move). Fix it with: "
+                + "kafka-configs.sh --bootstrap-server <brokers> --alter --entity-type topics --entity-name " + topic
+                + " --add-config cleanup.policy=compact (or set " + KeyPreservingAssignorConfig.LAYOUT_STORE_TOPIC_CONFIG
+                + " to a new topic, which the assignor creates compacted).";
+    }
+
+    /** @return whether the not-compacted WARN was logged (tests) */
+    boolean warnedNotCompacted() {
+        return warnedNotCompacted.get();
+    }
+
+    /** Closes the load's consumer; the next load opens a new one and reads from the beginning. */
+    @Override
+    public void close() {
+        reader.reset(MAX_CLOSE_TIMEOUT);
     }
 
     /**
@@ -344,18 +414,18 @@ final class KafkaLayoutStore implements LayoutStore {
         return value;
     }
 
-    private void produce(GroupLayout layout, long deadline)
+    private void produce(GroupLayout layout, Deadline deadline)
             throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
         byte[] value = recordValue(layout);
         Map<String, Object> settings = new HashMap<>(producerSettings);
         // send() blocks for metadata up to max.block.ms: give it what is left of this call.
-        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, remainingMillis(deadline));
-        Producer<byte[], byte[]> producer = new KafkaProducer<>(settings);
+        settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, deadline.remainingMs());
+        Producer<byte[], byte[]> producer = clients.producer(settings);
         try {
             producer.send(new ProducerRecord<>(topic, PARTITION, key, value))
-                    .get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
+                    .get(deadline.remainingMs(), TimeUnit.MILLISECONDS);
         } finally {
-            closeQuietly("producer", () -> producer.close(closeTimeout));
+            closeQuietly("producer", () -> producer.close(deadline.remainingAtMost(MAX_CLOSE_TIMEOUT)));
         }
     }
 
@@ -428,14 +498,6 @@ final class KafkaLayoutStore implements LayoutStore {
         return prefix.isEmpty() ? DEFAULT_CLIENT_ID : prefix;
     }
 
-    private static Duration remaining(long deadline) {
-        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-    }
-
-    private static long remainingMillis(long deadline) {
-        return TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadline - System.nanoTime()));
-    }
-
     private void closeQuietly(String client, Runnable close) {
         try {
             close.run();
@@ -447,5 +509,32 @@ final class KafkaLayoutStore implements LayoutStore {
     @Override
     public String toString() {
         return "KafkaLayoutStore(topic " + topic + ", group " + groupId + ")";
+    }
+
+    /** Creates the store's clients: Kafka's, or mocks in tests. */
+    interface Clients {
+
+        Clients KAFKA = new Clients() {
+            @Override
+            public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
+                return new KafkaConsumer<>(settings);
+            }
+
+            @Override
+            public Producer<byte[], byte[]> producer(Map<String, Object> settings) {
+                return new KafkaProducer<>(settings);
+            }
+
+            @Override
+            public Admin admin(Map<String, Object> settings) {
+                return Admin.create(settings);
+            }
+        };
+
+        Consumer<byte[], byte[]> consumer(Map<String, Object> settings);
+
+        Producer<byte[], byte[]> producer(Map<String, Object> settings);
+
+        Admin admin(Map<String, Object> settings);
     }
 }

@@ -61,8 +61,9 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
 
     private KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of());
-    private LayoutStore store = LayoutStore.DISABLED;
-    private AssignorMetrics metrics = new AssignorMetrics("");
+    /** Outside JMX until {@link #configure}: an assignor that is never configured registers nothing. */
+    private AssignorMetrics metrics = AssignorMetrics.detached();
+    private LayoutPersistence persistence = LayoutPersistence.disabled(metrics);
     /** The leader's clock: follow-up deadlines, and when a missing topic is forgotten. */
     private Time time = Time.SYSTEM;
     /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
@@ -74,6 +75,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private GroupLayout knownLayout = GroupLayout.empty();
     private int generation = -1;
     private Map<String, List<Integer>> ownedTasks = Map.of();
+    /** The group and member id this member last published in {@link MemberLayouts}, or null. */
+    private String[] published;
 
     /** Creates an assignor; the consumer calls {@link #configure} next. */
     public KeyPreservingAssignor() {
@@ -81,18 +84,44 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
 
     @Override
     public void configure(Map<String, ?> configs) {
-        this.config = new KeyPreservingAssignorConfig(configs);
+        KeyPreservingAssignorConfig parsed = new KeyPreservingAssignorConfig(configs);
+        close();
+        this.config = parsed;
         this.metrics = new AssignorMetrics(config.clientId());
         this.taskState = config.taskStateListener().map(MemberTaskState::new);
         this.earlyFollowUp = taskState.map(state -> new EarlyFollowUp(state, config.acceptableRecoveryLag(),
                 config.placementSettings().minFollowUpDelay()));
         if (config.layoutStoreEnabled() && !config.groupId().isEmpty()) {
-            this.store = new KafkaLayoutStore(config.groupId(), config.layoutStoreTopic(),
+            KafkaLayoutStore store = new KafkaLayoutStore(config.groupId(), config.layoutStoreTopic(),
                     config.layoutStoreReplicationFactor(), config.layoutStoreTimeout(), configs);
+            this.persistence = new LayoutPersistence(store, null, config.layoutStoreTimeout(), Time.SYSTEM, metrics,
+                    "kscale-layout-store-" + config.clientId());
         } else {
-            this.store = LayoutStore.DISABLED;
+            this.persistence = LayoutPersistence.disabled(metrics);
         }
+        ConsumerCloseWatch.watch(config.clientId(), this);
         log.info("Configured {} for group '{}': {}", NAME, config.groupId(), config);
+    }
+
+    /**
+     * Releases what this assignor holds outside itself: its entry in {@link MemberLayouts} (with
+     * the application's {@link TaskStateListener}), its metrics, the layout store's writer thread
+     * and consumer. Kafka never calls this: {@link ConsumerCloseWatch} does, when the consumer
+     * closes. The assignor stays usable (a consumer sharing the client id may still run it), without
+     * metrics. Idempotent.
+     */
+    void close() {
+        ConsumerCloseWatch.unwatch(this);
+        forgetPublished();
+        metrics.close();
+        persistence.close();
+    }
+
+    private void forgetPublished() {
+        if (published != null) {
+            MemberLayouts.remove(published[0], published[1]);
+            published = null;
+        }
     }
 
     @Override
@@ -127,7 +156,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
      */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        return new LeaderAssignment(config, store, metrics, groupSubscription, time.milliseconds()).compute(metadata);
+        return new LeaderAssignment(config, persistence, metrics, groupSubscription, time.milliseconds()).compute(metadata);
     }
 
     @Override
@@ -151,7 +180,11 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
                         state.warmups(), followUp.isPresent() ? followUp.getAsLong() : "none");
             }
         });
+        if (published != null && !(published[0].equals(metadata.groupId()) && published[1].equals(metadata.memberId()))) {
+            forgetPublished(); // rejoined under a new member id: the old entry is stale
+        }
         MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout, followUp, earlyFollowUp);
+        published = new String[] {metadata.groupId(), metadata.memberId()};
     }
 
     /** The tasks of the partitions assigned, per topic, for the next subscription (EAGER needs them). */
@@ -164,9 +197,16 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         return tasks;
     }
 
-    /** Replaces the layout store chosen by {@link #configure} (tests). */
+    /** Replaces the layout store chosen by {@link #configure}; saves run on the caller's thread, in {@code assign()} (tests). */
     void layoutStore(LayoutStore layoutStore) {
-        this.store = layoutStore;
+        layoutStore(layoutStore, Runnable::run);
+    }
+
+    /** Replaces the layout store chosen by {@link #configure}, with saves run by {@code writer} (tests). */
+    void layoutStore(LayoutStore layoutStore, java.util.concurrent.Executor writer) {
+        persistence.close();
+        this.persistence = new LayoutPersistence(layoutStore, writer, config.layoutStoreTimeout(), time, metrics,
+                "kscale-layout-store-test");
     }
 
     /** The metrics of this assignor (tests). */

@@ -89,13 +89,21 @@ public final class KeyPreservingAssignorConfig {
     private static final String LAYOUT_STORE_REPLICATION_FACTOR_DOC = "Replication factor of the layout topic "
             + "when the assignor creates it; -1 uses the broker's default.replication.factor.";
 
-    /** Bound on each read or write of the layout topic. */
+    /** Budget of the leader's layout store I/O: one load, or one save, closes included. */
     public static final String LAYOUT_STORE_TIMEOUT_MS_CONFIG = "kscale.assignor.layout.store.timeout.ms";
-    public static final int LAYOUT_STORE_TIMEOUT_MS_DEFAULT = 10_000;
-    private static final String LAYOUT_STORE_TIMEOUT_MS_DOC = "Longest time the leader spends reading or writing "
-            + "the layout topic in one rebalance. It runs inside the rebalance, so keep it well below "
-            + "max.poll.interval.ms (the rebalance timeout). On timeout the leader goes on without the stored "
-            + "layout and logs a WARN.";
+    /** 5 s: a healthy load or save takes well under a second, and a failing one never holds a rebalance longer. */
+    public static final int LAYOUT_STORE_TIMEOUT_MS_DEFAULT = 5_000;
+    /** The budget may be at most this fraction of the rebalance's own timeouts. */
+    static final int LAYOUT_STORE_TIMEOUT_FRACTION = 3;
+    private static final String LAYOUT_STORE_TIMEOUT_MS_DOC = "Longest time the group leader spends on the layout "
+            + "store in one rebalance: reading the stored layout (only when no member knows the layout of a "
+            + "subscribed topic) and closing what the read opened, together. Saves run on a thread of their own "
+            + "after the rebalance, each within this budget too, and a failed save is retried at the next rebalance. "
+            + "The read runs inside the rebalance, while the other members wait for the leader in SyncGroup, so the "
+            + "budget must be at most a third of request.timeout.ms (their wait) and of max.poll.interval.ms (the "
+            + "rebalance timeout): with the consumer's defaults, at most 10000. A larger value is rejected with a "
+            + "ConfigException; the default is lowered to fit when those timeouts are shorter. On timeout the leader "
+            + "goes on without the stored layout, logs a WARN and counts layout-store-failures-total.";
 
     /** How long the layout keeps a topic that is gone. */
     public static final String LAYOUT_FORGET_AFTER_MS_CONFIG = "kscale.assignor.layout.forget.after.ms";
@@ -225,7 +233,7 @@ public final class KeyPreservingAssignorConfig {
         this.layoutStoreEnabled = (Boolean) parsed.get(LAYOUT_STORE_ENABLED_CONFIG);
         this.layoutStoreTopic = (String) parsed.get(LAYOUT_STORE_TOPIC_CONFIG);
         this.layoutStoreReplicationFactor = (Short) parsed.get(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG);
-        this.layoutStoreTimeout = Duration.ofMillis((Integer) parsed.get(LAYOUT_STORE_TIMEOUT_MS_CONFIG));
+        this.layoutStoreTimeout = Duration.ofMillis(storeBudget(props, (Integer) parsed.get(LAYOUT_STORE_TIMEOUT_MS_CONFIG)));
         this.layoutForgetAfterMs = (Long) parsed.get(LAYOUT_FORGET_AFTER_MS_CONFIG);
         Object group = props.get(ConsumerConfig.GROUP_ID_CONFIG);
         this.groupId = group == null ? "" : group.toString();
@@ -238,6 +246,41 @@ public final class KeyPreservingAssignorConfig {
                 .maxWarmups((Integer) parsed.get(MAX_WARMUPS_CONFIG))
                 .probingInterval(Duration.ofMillis((Long) parsed.get(PROBING_INTERVAL_MS_CONFIG)))
                 .build();
+    }
+
+    /**
+     * The store budget, checked against the consumer's timeouts: at most a third of
+     * {@code request.timeout.ms} and of {@code max.poll.interval.ms}. A value the user set beyond
+     * that is rejected; the default is lowered to fit.
+     */
+    private static int storeBudget(Map<String, ?> props, int budget) {
+        int requestTimeout = consumerInt(props, ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 30_000);
+        int pollInterval = consumerInt(props, ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 300_000);
+        String limiting = requestTimeout <= pollInterval ? ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG + "=" + requestTimeout
+                : ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG + "=" + pollInterval;
+        int most = Math.min(requestTimeout, pollInterval) / LAYOUT_STORE_TIMEOUT_FRACTION;
+        if (budget <= most) {
+            return budget;
+        }
+        if (!props.containsKey(LAYOUT_STORE_TIMEOUT_MS_CONFIG)) {
+            return Math.max(1, most);
+        }
+        throw new ConfigException(LAYOUT_STORE_TIMEOUT_MS_CONFIG, budget, "must be between 100 and " + most
+                + ": at most a third of " + limiting + ", since the leader's store I/O runs inside the rebalance "
+                + "(raise that timeout, or lower this budget)");
+    }
+
+    /** A consumer setting the assignor reads but does not define; the consumer has validated it already. */
+    private static int consumerInt(Map<String, ?> props, String key, int defaultValue) {
+        Object value = props.get(key);
+        if (value == null) {
+            return defaultValue;
+        }
+        try {
+            return (Integer) ConfigDef.parseType(key, value, Type.INT);
+        } catch (ConfigException e) {
+            return defaultValue;
+        }
     }
 
     private static TaskStateListener instantiate(Class<?> type, Map<String, ?> props) {

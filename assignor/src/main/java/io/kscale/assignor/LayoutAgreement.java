@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * topic ids ({@link GroupLayout#withPartitionCounts(Map, Map, io.kscale.assignor.layout.ExpansionPolicy,
  * Map)}: a topic whose id changed is a new topic); then forget what has been gone for
  * {@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG} ({@link GroupLayout#withLiveTopics}).
- * Every change is logged and counted; a layout whose epoch changed is stored (an empty one as a
- * tombstone, see {@link KafkaLayoutStore}).
+ * Every change is logged and counted; the layout is stored unless the store is known to hold it
+ * already (an empty one as a tombstone, see {@link KafkaLayoutStore}), off the rebalance's thread,
+ * and retried at every rebalance until a save succeeds ({@link LayoutPersistence}).
  *
  * <p>Example: {@code events} was assigned with 8 partitions under id A; it is deleted and
  * re-created with 4 under id B, and {@code clicks.0001}, deleted yesterday, is subscribed by
@@ -44,13 +45,13 @@ final class LayoutAgreement {
     private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
 
     private final KeyPreservingAssignorConfig config;
-    private final LayoutStore store;
+    private final LayoutPersistence persistence;
     private final AssignorMetrics metrics;
     private final Set<String> recreated = new TreeSet<>();
 
-    LayoutAgreement(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics) {
+    LayoutAgreement(KeyPreservingAssignorConfig config, LayoutPersistence persistence, AssignorMetrics metrics) {
         this.config = config;
-        this.store = store;
+        this.persistence = persistence;
         this.metrics = metrics;
     }
 
@@ -66,9 +67,9 @@ final class LayoutAgreement {
         LayoutMerge merge = GroupLayout.merge(layouts);
         Map<String, Integer> counts = partitionCounts(subscribed, metadata);
         if (counts.keySet().stream().anyMatch(topic -> merge.layout().topic(topic).isEmpty())) {
-            Optional<GroupLayout> stored = store.load();
+            // The only store I/O on this thread, once per rebalance, within one budget (LayoutPersistence).
+            Optional<GroupLayout> stored = persistence.load();
             if (stored.isPresent()) {
-                metrics.layoutStoreLoaded();
                 layouts.add(stored.get());
                 log.info("No member knew the layout of every subscribed topic; read epoch {} from the layout store",
                         stored.get().epoch());
@@ -85,9 +86,9 @@ final class LayoutAgreement {
                 nowMs, config.layoutForgetAfterMs());
         retention.changes().forEach(change -> report(change, metadata));
         GroupLayout layout = retention.layout();
-        if (layout.epoch() != merged.layout().epoch()) {
-            store.save(layout);
-        }
+        // Every rebalance, not only those that change the epoch: a save that failed is retried, and
+        // a new leader stores what it cannot know its predecessor stored (issue 11).
+        persistence.offer(layout);
         return layout;
     }
 

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  *       a subscribed topic is in none of them (every member restarted), add what the durable
  *       {@link LayoutStore} holds; then apply the partition counts and topic ids of the metadata,
  *       and forget topics gone for the grace period. Changes are logged (ERROR when keys move
- *       task, WARN for a re-created topic) and counted; a changed layout is stored.</li>
+ *       task, WARN for a re-created topic) and counted; the layout is stored unless the store is
+ *       known to hold it, off this thread ({@link LayoutPersistence}).</li>
  *   <li><b>Place the tasks</b>: topics subscribed by the same members are placed together, as
  *       units (task t of every topic with the same T); each unit is a task of the
  *       {@link PlacementEngine}, weighted by its partitions, with its prior owner from
@@ -80,7 +81,7 @@ final class LeaderAssignment {
     private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
 
     private final KeyPreservingAssignorConfig config;
-    private final LayoutStore store;
+    private final LayoutPersistence persistence;
     private final AssignorMetrics metrics;
     private final PlacementEngine engine = new PlacementEngine();
 
@@ -101,10 +102,10 @@ final class LeaderAssignment {
     /**
      * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
      */
-    LeaderAssignment(KeyPreservingAssignorConfig config, LayoutStore store, AssignorMetrics metrics,
+    LeaderAssignment(KeyPreservingAssignorConfig config, LayoutPersistence persistence, AssignorMetrics metrics,
                      GroupSubscription groupSubscription, long now) {
         this.config = config;
-        this.store = store;
+        this.persistence = persistence;
         this.metrics = metrics;
         this.subscriptions = new TreeMap<>(groupSubscription.groupSubscription());
         this.warmups = new WarmupPlan(now);
@@ -173,7 +174,7 @@ final class LeaderAssignment {
         reports.values().forEach(report -> distinct.add(report.layout()));
         Set<String> subscribed = new HashSet<>();
         membersBySubscription().keySet().forEach(subscribed::addAll);
-        LayoutAgreement agreement = new LayoutAgreement(config, store, metrics);
+        LayoutAgreement agreement = new LayoutAgreement(config, persistence, metrics);
         GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
         recreated = agreement.recreated();
         return layout;
@@ -228,18 +229,32 @@ final class LeaderAssignment {
     }
 
     /**
-     * Under EAGER: the member that reported owning each task, by topic and task index; when two
-     * reports claim one task, the first member by id keeps it.
+     * Under EAGER: the member that reported owning each task, by topic and task index. When two
+     * reports claim one task, the later generation wins (ties: the first member by id), as for
+     * {@code ownedPartitions} in {@link PartitionOwners}: the other claimant missed rebalances (a
+     * zombie whose session expired) and reports a task that has moved on since.
      */
     private Map<String, Map<Integer, String>> reportedOwners() {
         if (reportedOwners == null) {
             reportedOwners = new HashMap<>();
-            subscriptions.keySet().forEach(member -> {
+            Map<String, Map<Integer, Integer>> claimGenerations = new HashMap<>();
+            subscriptions.forEach((member, subscription) -> {
                 MemberReport report = reports.get(member);
-                if (report != null) {
-                    report.ownedTasks().forEach((topic, tasks) -> tasks.forEach(task ->
-                            reportedOwners.computeIfAbsent(topic, t -> new HashMap<>()).putIfAbsent(task, member)));
+                if (report == null) {
+                    return;
                 }
+                int generation = generation(member, subscription);
+                report.ownedTasks().forEach((topic, tasks) -> {
+                    Map<Integer, String> owners = reportedOwners.computeIfAbsent(topic, t -> new HashMap<>());
+                    Map<Integer, Integer> generations = claimGenerations.computeIfAbsent(topic, t -> new HashMap<>());
+                    for (int task : tasks) {
+                        Integer claimed = generations.get(task);
+                        if (claimed == null || generation > claimed) {
+                            owners.put(task, member);
+                            generations.put(task, generation);
+                        }
+                    }
+                });
             });
         }
         return reportedOwners;
@@ -311,6 +326,9 @@ final class LeaderAssignment {
             if (member != null) {
                 boolean withheld = handOut(member, unit, priorOwner.get(unit.id()), owners);
                 warmups.placed(member, unit, states, withheld);
+                if (withheld) {
+                    releasingOwners(member, unit, owners).forEach(owner -> warmups.releasing(owner, unit, states));
+                }
             }
         }
         if (states.any()) {
@@ -361,6 +379,18 @@ final class LeaderAssignment {
         });
         return owned.entrySet().stream().max(Map.Entry.<String, Integer>comparingByValue()
                 .thenComparing(Map.Entry.comparingByKey(Comparator.reverseOrder()))).map(Map.Entry::getKey);
+    }
+
+    /** The members other than {@code member} that still own partitions of the unit. */
+    private static Set<String> releasingOwners(String member, Unit unit, PartitionOwners owners) {
+        Set<String> releasing = new TreeSet<>();
+        unit.forEachPartition((topic, partition) -> {
+            String owner = owners.owner(topic, partition);
+            if (owner != null && !owner.equals(member)) {
+                releasing.add(owner);
+            }
+        });
+        return releasing;
     }
 
     /**

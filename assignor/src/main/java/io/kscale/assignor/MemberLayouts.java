@@ -15,8 +15,9 @@ import java.util.OptionalLong;
  * creates it and keeps it private).
  *
  * <p>Keyed by group id and member id, which {@code consumer.groupMetadata()} also returns. Member
- * ids change when a consumer rejoins as new, so the map keeps only the most recently updated
- * {@value #MAX_MEMBERS} entries.
+ * ids change when a consumer rejoins as new: the assignor then removes its previous entry, and
+ * all of its entries when its consumer closes ({@link KeyPreservingAssignor}); as a bound besides,
+ * the map keeps only the most recently updated {@value #MAX_MEMBERS} entries.
  */
 final class MemberLayouts {
 
@@ -90,6 +91,17 @@ final class MemberLayouts {
             }
             latest.claimed = true;
             return true;
+        }
+    }
+
+    /**
+     * Forgets what a member received: its consumer closed, or it rejoined under a new member id.
+     * The entry holds the member's {@link EarlyFollowUp}, and through it the application's
+     * {@link TaskStateListener}: kept, it would keep them reachable for the life of the JVM.
+     */
+    static void remove(String groupId, String memberId) {
+        synchronized (LATEST) {
+            LATEST.remove(key(groupId, memberId));
         }
     }
 

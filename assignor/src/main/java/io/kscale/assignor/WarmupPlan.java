@@ -22,7 +22,8 @@ import java.util.TreeSet;
  *
  * <p>A member's warmups are the placement's warmups on it, plus the stateful units placed on it
  * whose partitions are withheld while their prior owner revokes them (COOPERATIVE): it keeps them
- * warm until they arrive with the next rebalance, rather than drop a caught-up copy. The deadline
+ * warm until they arrive with the next rebalance, rather than drop a caught-up copy. The member
+ * that revokes such a unit keeps it warm too, until then ({@link #releasing}). The deadline
  * (leader's clock plus the placement's follow-up delay, the earliest over classes) goes only to
  * members with placement warmups: they are the ones catching up, and one member asking is enough
  * for the group to rebalance.
@@ -54,6 +55,20 @@ final class WarmupPlan {
         if (withheld && states.isStateful(unit.id())) {
             warmups.computeIfAbsent(member, m -> new TreeSet<>()).add(ref(unit));
         }
+    }
+
+    /**
+     * Records a stateful unit whose partitions the member still owns while they are withheld from
+     * the unit's new owner (COOPERATIVE): the member keeps it warm this round instead of hearing
+     * {@code onDrop}, so that a caught-up copy exists until the new owner holds the unit (issue
+     * 11); the next rebalance, which hands the unit over, lets it drop the state.
+     */
+    void releasing(String member, Unit unit, StatefulUnits states) {
+        if (!states.isStatefulMember(member) || !states.isStateful(unit.id())) {
+            return;
+        }
+        groups.computeIfAbsent(member, m -> new LinkedHashSet<>()).add(unit.topics());
+        warmups.computeIfAbsent(member, m -> new TreeSet<>()).add(ref(unit));
     }
 
     /** Records the placement's warmups and follow-up for one class. */

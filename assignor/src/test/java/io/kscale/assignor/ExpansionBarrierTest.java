@@ -827,19 +827,24 @@ class ExpansionBarrierTest {
     void shouldRegisterTheReleaseMetricsUnderTheClientIdAndRemoveThemOnClose() {
         start(layout(TASKS, 8), orders(1), orders(5));
         String clientId = consumer.groupMetadata().groupId();
-        org.apache.kafka.common.metrics.Metrics registry = AssignorMetrics.registry();
-        for (ReleaseCause cause : ReleaseCause.values()) {
-            assertThat(registry.metric(registry.metricName(cause.metricName(), BarrierMetrics.GROUP,
-                    Map.of("client-id", clientId)))).as(cause.metricName()).isNotNull();
-        }
-        assertThat(ReleaseCause.FUTURE_TIMESTAMP.metricName()).isEqualTo("future-timestamp-releases-total");
-        assertThat(ReleaseCause.MAX_HOLD.metricName()).isEqualTo("max-hold-releases-total");
-        assertThat(ReleaseCause.UNKNOWN_SIBLING_LAG.metricName()).isEqualTo("unknown-lag-releases-total");
+        // Held open here, so that it can be looked into after the barrier released it.
+        org.apache.kafka.common.metrics.Metrics registry = AssignorMetrics.Registry.SHARED.acquire("barrier-test");
+        try {
+            for (ReleaseCause cause : ReleaseCause.values()) {
+                assertThat(registry.metric(registry.metricName(cause.metricName(), BarrierMetrics.GROUP,
+                        Map.of("client-id", clientId)))).as(cause.metricName()).isNotNull();
+            }
+            assertThat(ReleaseCause.FUTURE_TIMESTAMP.metricName()).isEqualTo("future-timestamp-releases-total");
+            assertThat(ReleaseCause.MAX_HOLD.metricName()).isEqualTo("max-hold-releases-total");
+            assertThat(ReleaseCause.UNKNOWN_SIBLING_LAG.metricName()).isEqualTo("unknown-lag-releases-total");
 
-        barrier.close();
-        for (ReleaseCause cause : ReleaseCause.values()) {
-            assertThat(registry.metric(registry.metricName(cause.metricName(), BarrierMetrics.GROUP,
-                    Map.of("client-id", clientId)))).as(cause.metricName()).isNull();
+            barrier.close();
+            for (ReleaseCause cause : ReleaseCause.values()) {
+                assertThat(registry.metric(registry.metricName(cause.metricName(), BarrierMetrics.GROUP,
+                        Map.of("client-id", clientId)))).as(cause.metricName()).isNull();
+            }
+        } finally {
+            AssignorMetrics.Registry.SHARED.release("barrier-test", () -> { });
         }
         barrier = null;
     }

@@ -23,7 +23,7 @@ class KeyPreservingAssignorConfigTest {
         assertThat(config.layoutStoreEnabled()).isTrue();
         assertThat(config.layoutStoreTopic()).isEqualTo("kscale-assignor-layouts");
         assertThat(config.layoutStoreReplicationFactor()).isEqualTo((short) -1);
-        assertThat(config.layoutStoreTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(config.layoutStoreTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.layoutForgetAfterMs()).isEqualTo(Duration.ofHours(24).toMillis());
         assertThat(config.groupId()).isEqualTo("g");
         assertThat(config.taskStateListener()).isEmpty();
@@ -42,6 +42,29 @@ class KeyPreservingAssignorConfigTest {
         assertThat(config.placementSettings().acceptableRecoveryLag()).isZero();
         assertThat(config.placementSettings().maxWarmups()).isEqualTo(5);
         assertThat(config.placementSettings().probingInterval()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    /**
+     * Issue 11: the store's I/O runs inside the leader's rebalance, so its budget must fit well
+     * within it (a third of request.timeout.ms, which bounds how long the other members wait in
+     * SyncGroup, and of max.poll.interval.ms, the rebalance timeout). Before the fix any value up
+     * to 300000 ms was taken, per call, so a failing store could hold a rebalance for minutes.
+     */
+    @Test
+    void shouldRejectAStoreBudgetThatDoesNotFitWellWithinTheRebalance() {
+        String key = KeyPreservingAssignorConfig.LAYOUT_STORE_TIMEOUT_MS_CONFIG;
+
+        assertThatThrownBy(() -> new KeyPreservingAssignorConfig(Map.of(key, 20_000)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(key).hasMessageContaining("20000")
+                .hasMessageContaining("between 100 and 10000").hasMessageContaining("request.timeout.ms");
+        assertThat(new KeyPreservingAssignorConfig(Map.of(key, 20_000, "request.timeout.ms", "60000")).layoutStoreTimeout())
+                .as("a longer request timeout allows a larger budget").isEqualTo(Duration.ofSeconds(20));
+        assertThatThrownBy(() -> new KeyPreservingAssignorConfig(Map.of(key, 5_000, "max.poll.interval.ms", 9_000)))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("between 100 and 3000")
+                .hasMessageContaining("max.poll.interval.ms");
+        assertThat(new KeyPreservingAssignorConfig(Map.of("max.poll.interval.ms", 9_000)).layoutStoreTimeout())
+                .as("the default is clamped, not rejected: the user did not set it").isEqualTo(Duration.ofSeconds(3));
     }
 
     @Test

@@ -339,13 +339,14 @@ class KeyPreservingAssignorTest {
         GroupLayout saved;
 
         @Override
-        public Optional<GroupLayout> load() {
-            return Optional.ofNullable(saved);
+        public Loaded load(Deadline deadline) {
+            return saved == null ? Loaded.NOTHING : Loaded.of(saved);
         }
 
         @Override
-        public void save(GroupLayout layout) {
+        public boolean save(GroupLayout layout, Deadline deadline) {
             saved = layout;
+            return true;
         }
     }
 }

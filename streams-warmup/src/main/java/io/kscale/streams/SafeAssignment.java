@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.streams.errors.TaskAssignmentException;
 import org.apache.kafka.streams.processor.TaskId;
@@ -14,6 +15,8 @@ import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.Assi
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsState;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The assignment {@link WarmupTaskAssignor} returns instead of one that fails
@@ -21,9 +24,11 @@ import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment
  * and the next leader would compute the same). Valid by construction from the application state
  * alone: every task active once, on its prior owner if that client still has threads (the first
  * by process id if several claim it), else on the client with the fewest tasks per thread;
- * standbys from Kafka's default standby assignment; no lags, no warmups.
+ * standbys from Kafka's default standby assignment (none if it fails); no lags, no warmups.
  */
 final class SafeAssignment {
+
+    private static final Logger LOG = LoggerFactory.getLogger(WarmupTaskAssignor.class);
 
     private SafeAssignment() {
     }
@@ -49,8 +54,25 @@ final class SafeAssignment {
             assignments.get(client).assignTask(new AssignedTask(task, AssignedTask.Type.ACTIVE));
             load.merge(client, 1, Integer::sum);
         }
-        AssignmentOutput.addDefaultStandbys(state, assignments);
+        addStandbys(state, assignments);
         return AssignmentOutput.withFollowUp(assignments, followUp);
+    }
+
+    /**
+     * Kafka's default standbys, unless they fail: this is the last resort, so it goes on with the
+     * actives alone rather than let an exception kill the leader's stream thread (standbys are
+     * only copies; the follow-up rebalance tries again).
+     */
+    private static void addStandbys(ApplicationState state, Map<ProcessId, KafkaStreamsAssignment> assignments) {
+        Map<ProcessId, Set<AssignedTask>> actives = new LinkedHashMap<>();
+        assignments.forEach((id, assignment) -> actives.put(id, new HashSet<>(assignment.tasks().values())));
+        try {
+            AssignmentOutput.addDefaultStandbys(state, assignments);
+        } catch (RuntimeException e) {
+            LOG.error("WarmupTaskAssignor: Kafka's default standby assignment failed too; assigning active tasks "
+                    + "only for this rebalance", e);
+            actives.forEach((id, tasks) -> assignments.put(id, KafkaStreamsAssignment.of(id, tasks)));
+        }
     }
 
     private static Optional<ProcessId> priorOwner(Map<ProcessId, KafkaStreamsState> states, TaskId task) {

@@ -101,10 +101,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Validation.</b> An assignment that fails {@code validateTaskAssignment} kills the
  * leader's stream thread, and the next leader would compute the same. So an invalid result (a
- * bug) and an unexpected exception from the engine are logged at ERROR and replaced, for this
- * rebalance, by a safe assignment built from the application state alone: each task active on
- * its prior owner, else on the client with the fewest tasks per thread, Kafka's default standbys,
- * and a follow-up after the probing interval.
+ * bug) and an unexpected exception from any step after translating the input (the engine,
+ * translating its placement back, Kafka's tag-aware standbys) are logged at ERROR and replaced,
+ * for this rebalance, by a safe assignment built from the application state alone: each task
+ * active on its prior owner, else on the client with the fewest tasks per thread, Kafka's default
+ * standbys (none, if those fail too), and a follow-up after the probing interval.
  *
  * <p><b>Edge inputs.</b> A client with 0 threads is listed with no tasks. If there are tasks and
  * no client with a thread (or no client at all), {@code assign} throws a
@@ -194,24 +195,36 @@ public final class WarmupTaskAssignor implements TaskAssignor {
         try {
             placement = engine.apply(input.request);
         } catch (RuntimeException e) {
-            log.error("WarmupTaskAssignor: the placement engine failed, which is a bug: please report it with this "
-                    + "log. Using the prior active tasks and Kafka's default standbys for this rebalance instead, "
-                    + "and rebalancing again at {}. Request: {}", retry, input.request, e);
-            return SafeAssignment.of(applicationState, Optional.of(retry));
+            return failed("the placement engine failed", applicationState, input, retry, e);
         }
         if (placement.outcome() == PlacementOutcome.NO_CAPACITY) {
             throw new TaskAssignmentException("No Kafka Streams client has a processing thread to run the "
                     + placement.unassignedTasks().size() + " tasks (" + input.processIds.size()
                     + " clients); start an instance with num.stream.threads of 1 or more");
         }
-        Map<ProcessId, KafkaStreamsAssignment> assignments = AssignmentOutput.of(input, placement);
-        if (input.tagAwareStandbys) {
-            AssignmentOutput.addDefaultStandbys(applicationState, assignments);
+        TaskAssignment assignment;
+        try {
+            // Inside the fallback too (issue 11): an exception from translating the placement back or
+            // from Kafka's tag-aware standbys would otherwise kill the leader's stream thread.
+            Map<ProcessId, KafkaStreamsAssignment> assignments = AssignmentOutput.of(input, placement);
+            if (input.tagAwareStandbys) {
+                AssignmentOutput.addDefaultStandbys(applicationState, assignments);
+            }
+            Optional<Duration> followUp = followUp(input, placement);
+            assignment = AssignmentOutput.withFollowUp(assignments, followUp.map(now::plus));
+            logSummary(input, placement, assignments, followUp);
+        } catch (RuntimeException e) {
+            return failed("building the assignment from the placement failed", applicationState, input, retry, e);
         }
-        Optional<Duration> followUp = followUp(input, placement);
-        TaskAssignment assignment = AssignmentOutput.withFollowUp(assignments, followUp.map(now::plus));
-        logSummary(input, placement, assignments, followUp);
         return validOrSafe(applicationState, assignment, retry);
+    }
+
+    private static TaskAssignment failed(String what, ApplicationState state, PlacementInput input, Instant retry,
+                                         RuntimeException e) {
+        log.error("WarmupTaskAssignor: {}, which is a bug: please report it with this log. Using the prior active "
+                + "tasks and Kafka's default standbys for this rebalance instead, and rebalancing again at {}. "
+                + "Request: {}", what, retry, input.request, e);
+        return SafeAssignment.of(state, Optional.of(retry));
     }
 
     /**

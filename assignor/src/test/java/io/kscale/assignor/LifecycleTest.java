@@ -1,0 +1,111 @@
+package io.kscale.assignor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.kscale.assignor.GroupSimulator.ScriptedListener;
+import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 11: after a consumer closes, nothing of it stays reachable from the assignor's static
+ * state, and its metrics are gone. Before the fix, {@link MemberLayouts} kept each member's
+ * {@link TaskStateListener} (through its early follow-up check) for as long as the JVM ran, and
+ * {@link AssignorMetrics}' registry kept every client id's metrics: a redeployed application
+ * leaked its class loader, and one that generates client ids grew without bound.
+ */
+class LifecycleTest {
+
+    private static final MBeanServer JMX = ManagementFactory.getPlatformMBeanServer();
+    private static final AtomicInteger CLIENTS = new AtomicInteger();
+    private static final String GROUP = "lifecycle";
+
+    @Test
+    void shouldRemoveTheMetricsOfAConsumerWhenItCloses() throws Exception {
+        String clientId = "lifecycle-consumer-" + CLIENTS.incrementAndGet();
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName());
+        ObjectName metrics = new ObjectName(AssignorMetrics.JMX_PREFIX + ":type=" + AssignorMetrics.GROUP
+                + ",client-id=" + clientId);
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config);
+        assertThat(JMX.isRegistered(metrics)).as("registered while the consumer runs").isTrue();
+
+        consumer.close(Duration.ZERO);
+
+        assertThat(JMX.isRegistered(metrics)).as("removed by close").isFalse();
+    }
+
+    @Test
+    void shouldKeepNothingOfAClosedConsumerReachable() throws Exception {
+        String clientId = "lifecycle-member-" + CLIENTS.incrementAndGet();
+        // The MBean KafkaConsumer's constructor registers under its client id, and its close() unregisters.
+        ObjectName appInfo = new ObjectName("kafka.consumer:type=app-info,id=" + clientId);
+        JMX.registerMBean(new javax.management.timer.Timer(), appInfo);
+        WeakReference<TaskStateListener> listener = runStatefulMember(clientId);
+
+        JMX.unregisterMBean(appInfo);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            System.gc();
+            return listener.get() == null;
+        });
+        assertThat(MemberLayouts.latest(GROUP, clientId + "-member")).isEmpty();
+    }
+
+    @Test
+    void shouldCloseTheRegistryWithItsLastClientSoThatNoMBeanIsLeft() throws Exception {
+        String domain = "kscale.lifecycle-test";
+        AssignorMetrics.Registry registry = new AssignorMetrics.Registry(domain);
+        AssignorMetrics first = new AssignorMetrics(registry, "one");
+        AssignorMetrics second = new AssignorMetrics(registry, "one");
+        AssignorMetrics other = new AssignorMetrics(registry, "two");
+        ObjectName one = new ObjectName(domain + ":type=" + AssignorMetrics.GROUP + ",client-id=one");
+
+        first.close();
+        assertThat(JMX.isRegistered(one)).as("still used by another instance of the client id").isTrue();
+        second.close();
+        assertThat(JMX.isRegistered(one)).isFalse();
+        assertThat(JMX.queryNames(new ObjectName(domain + ":*"), null)).isNotEmpty();
+        other.close();
+
+        assertThat(JMX.queryNames(new ObjectName(domain + ":*"), null))
+                .as("nothing left in the platform MBean server, kafka-metrics-count included").isEmpty();
+        assertThat(registry.isOpen()).isFalse();
+    }
+
+    /** A stateful member's assignor through one assignment; only the returned weak reference survives the call. */
+    private static WeakReference<TaskStateListener> runStatefulMember(String clientId) {
+        ScriptedListener listener = new ScriptedListener();
+        KeyPreservingAssignor assignor = new KeyPreservingAssignor();
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false);
+        config.put(KeyPreservingAssignorConfig.TASK_STATE_LISTENER_CONFIG, listener);
+        assignor.configure(config);
+        assignor.subscriptionUserData(java.util.Set.of("orders"));
+        assignor.onAssignment(new Assignment(List.of()), new ConsumerGroupMetadata(GROUP, 1, clientId + "-member",
+                Optional.empty()));
+        assertThat(MemberLayouts.earlyFollowUp(GROUP, clientId + "-member")).isPresent();
+        return new WeakReference<>(listener);
+    }
+}
