@@ -189,8 +189,9 @@ final class AssignorMetrics {
     }
 
     /**
-     * A metrics registry shared by assignors and closed when the last of them is: counts its users
-     * per client id, so that a client's metrics go when its last instance closes.
+     * A metrics registry shared by assignors and barriers, and closed when the last of them is:
+     * counts its users per name (an assignor's client id; {@code expansion-barrier:<client id>}
+     * for a barrier), so that a client's metrics go when its last instance of that kind closes.
      */
     static final class Registry {
 
@@ -206,18 +207,18 @@ final class AssignorMetrics {
             this.jmxPrefix = jmxPrefix;
         }
 
-        synchronized Metrics acquire(String clientId) {
+        synchronized Metrics acquire(String user) {
             if (metrics == null) {
                 metrics = jmxPrefix == null ? new Metrics() : new Metrics(new MetricConfig(),
                         List.of(new JmxReporter()), Time.SYSTEM, new KafkaMetricsContext(jmxPrefix));
             }
-            users.merge(clientId, 1, Integer::sum);
+            users.merge(user, 1, Integer::sum);
             return metrics;
         }
 
-        /** @param remove removes the client's metrics; run if this was its last user */
-        synchronized void release(String clientId, Runnable remove) {
-            Integer left = users.computeIfPresent(clientId, (id, count) -> count > 1 ? count - 1 : null);
+        /** @param remove removes the user's metrics; run if this was the last user of that name */
+        synchronized void release(String user, Runnable remove) {
+            Integer left = users.computeIfPresent(user, (name, count) -> count > 1 ? count - 1 : null);
             if (left == null) {
                 remove.run();
             }
