@@ -78,7 +78,7 @@ public final class PlacementSettings {
         return minFollowUpDelay;
     }
 
-    /** @return records per second a client restores, or 0 if unknown */
+    /** @return records per second a client restores, or 0 if unknown; a client's own rate takes precedence */
     public long restoreRecordsPerSecond() {
         return restoreRecordsPerSecond;
     }

@@ -107,7 +107,8 @@ final class WarmupPlanner {
         PlacementSettings settings = model.settings;
         Duration soonest = settings.probingInterval();
         for (int[] copy : catchingUp) {
-            Duration predicted = catchUpTime(settings, caught.lag(copy[0], copy[1]), Math.max(1, restoringCopies[copy[1]]));
+            int client = copy[1];
+            Duration predicted = catchUpTime(model, client, caught.lag(copy[0], client), Math.max(1, restoringCopies[client]));
             if (predicted.compareTo(soonest) < 0) {
                 soonest = predicted;
             }
@@ -117,17 +118,34 @@ final class WarmupPlanner {
 
     /**
      * @param sharing how many copies share the client's restore rate, at least 1
-     * @return the predicted catch-up time, or the probing interval if the lag or the rate is unknown
+     * @return the predicted catch-up time; the client's measuring delay if its rate is unknown, or
+     *         the probing interval if the lag is unknown or neither is set (not yet bounded below)
      */
-    private static Duration catchUpTime(PlacementSettings settings, long lag, int sharing) {
-        long rate = settings.restoreRecordsPerSecond();
-        if (rate == 0 || lag == Model.UNKNOWN) {
-            return settings.probingInterval();
+    private static Duration catchUpTime(Model model, int client, long lag, int sharing) {
+        long rate = model.restoreRate[client];
+        if (lag == Model.UNKNOWN) {
+            return model.settings.probingInterval();
         }
-        // Saturates rather than overflows for huge lags; the delay is capped at the probing interval anyway.
-        long remaining = Math.max(0, lag - settings.acceptableRecoveryLag());
+        if (rate == 0) {
+            Duration measure = model.measureAfter[client];
+            return measure == null || measure.compareTo(model.settings.probingInterval()) > 0
+                    ? model.settings.probingInterval() : measure;
+        }
+        return Duration.ofSeconds(catchUpSeconds(lag, model.settings.acceptableRecoveryLag(), sharing, rate));
+    }
+
+    /**
+     * The catch-up prediction itself, shared with {@link RestoreRateLearner}: a copy {@code lag}
+     * records behind, restoring at {@code rate / sharing}, is within {@code acceptable} after
+     * {@code ceil(sharing * (lag - acceptable) / rate)} seconds. Saturates rather than overflows
+     * for huge lags; callers cap the delay at the probing interval anyway.
+     *
+     * @param sharing at least 1
+     * @param rate at least 1
+     */
+    static long catchUpSeconds(long lag, long acceptable, int sharing, long rate) {
+        long remaining = Math.max(0, lag - acceptable);
         remaining = remaining > Long.MAX_VALUE / sharing ? Long.MAX_VALUE : remaining * sharing;
-        long seconds = remaining / rate + (remaining % rate == 0 ? 0 : 1);
-        return Duration.ofSeconds(seconds);
+        return remaining / rate + (remaining % rate == 0 ? 0 : 1);
     }
 }
