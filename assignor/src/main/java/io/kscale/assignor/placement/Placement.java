@@ -81,8 +81,10 @@ public final class Placement {
      * needs {@code probingInterval}. The result is bounded to
      * {@code [minFollowUpDelay, probingInterval]}. Kafka Streams' HighAvailabilityTaskAssignor
      * always waits {@code probingInterval} (10 minutes by default); a member can also trigger
-     * the rebalance earlier when it sees its warmup caught up. No follow-up is wanted when no copy
-     * is catching up, including when moves wait for warmup budget that is 0.
+     * the rebalance earlier when it sees its warmup caught up. A client that restores an active
+     * task gets no warmup until it has caught up; that active task then counts as a copy catching
+     * up, so the follow-up comes when the held-back warmups can start. No follow-up is wanted when
+     * no copy is catching up, including when moves wait for warmup budget that is 0.
      *
      * @return the follow-up, or {@link FollowUp#none()}
      */
@@ -100,7 +102,10 @@ public final class Placement {
         return pendingMoves;
     }
 
-    /** @return the pending moves whose target client got no copy this time (warmup budget spent) */
+    /**
+     * @return the pending moves whose target client got no copy this time because the warmup budget
+     *         was spent (not those held back while their target restores an active task)
+     */
     public int deferredMoves() {
         return deferredMoves;
     }

@@ -13,7 +13,10 @@ import java.util.List;
  * <p>Pending moves whose target client already got a standby copy need no warmup. The others
  * are ranked by the target's lag (smallest first: it catches up first; unknown lags last), then
  * by weight (lightest first: it restores fastest), then task id; the first {@code maxWarmups}
- * get a warmup, the rest are deferred. Kafka Streams' HighAvailabilityTaskAssignor hands its
+ * get a warmup, the rest are deferred. A target that is restoring an active task (an orphan, see
+ * {@link OrphanRestores}) gets no warmup yet: the warmup would share its restore rate with a task
+ * that is down, and the move waits for no downtime anyway; the follow-up then also waits for that
+ * active task to catch up, so the warmup starts when it has. Kafka Streams' HighAvailabilityTaskAssignor hands its
  * warmups out in task order instead, so a nearly caught-up copy may wait behind an empty one.
  *
  * <p>The follow-up rule is documented on {@link Placement#followUp()}. Example: acceptable lag
@@ -47,18 +50,46 @@ final class WarmupPlanner {
         needWarmup.sort(Comparator.<PendingMove>comparingLong(move -> caught.lag(move.task, move.target))
                 .thenComparingLong(move -> model.weight[move.task]).thenComparingInt(move -> move.task));
         int budget = model.settings.maxWarmups();
+        int[] restoringActive = needWarmup.isEmpty() ? null : restoringActives(model, caught, actives);
+        boolean[] heldBack = new boolean[model.clientCount()];
         for (PendingMove move : needWarmup) {
-            if (plan.warmups.size() < budget) {
+            if (restoringActive[move.target] >= 0) {
+                // A warmup would take restore rate from an active task that is down: wait for it
+                // (held back, not deferred: the budget is not what it waits for).
+                heldBack[move.target] = true;
+            } else if (plan.warmups.size() < budget) {
                 plan.warmups.add(new int[] {move.task, move.target});
             } else {
                 plan.deferred++;
             }
         }
         catchingUp.addAll(plan.warmups);
+        for (int client = 0; client < heldBack.length; client++) {
+            if (heldBack[client]) {
+                catchingUp.add(new int[] {restoringActive[client], client});
+            }
+        }
         // Counting every client's restoring copies takes a pass over all tasks: only when a follow-up is wanted.
         plan.followUp = catchingUp.isEmpty() ? FollowUp.none()
                 : followUp(model, caught, catchingUp, restoringCopies(model, caught, actives, standbys, plan));
         return plan;
+    }
+
+    /**
+     * @return by client, the active stateful task it restores (more than the acceptable lag behind)
+     *         that is closest to caught up, or -1 if it restores none
+     */
+    private static int[] restoringActives(Model model, CaughtUpClients caught, ActivePlanner actives) {
+        int[] closest = new int[model.clientCount()];
+        java.util.Arrays.fill(closest, -1);
+        for (int task = 0; task < model.taskCount(); task++) {
+            int client = actives.active[task];
+            if (client >= 0 && behind(caught.lag(task, client), model.settings.acceptableRecoveryLag())
+                    && (closest[client] < 0 || caught.lag(task, client) < caught.lag(closest[client], client))) {
+                closest[client] = task;
+            }
+        }
+        return closest;
     }
 
     /**
