@@ -184,7 +184,9 @@ public final class PlacementSettings {
         /**
          * Sets how fast a client restores state, used to predict when a warmup catches up.
          *
-         * @param recordsPerSecond 0 (unknown: follow up after the probing interval) or more
+         * @param recordsPerSecond 0 (unknown: a client's own rate or measuring delay applies, else
+         *        the follow-up comes after the probing interval) or more; a client's own rate
+         *        ({@link ClientDescription#restoreRecordsPerSecond()}) takes precedence
          * @return this builder
          */
         public Builder restoreRecordsPerSecond(long recordsPerSecond) {

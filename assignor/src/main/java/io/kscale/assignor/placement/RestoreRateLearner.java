@@ -232,9 +232,9 @@ public final class RestoreRateLearner {
 
         void remember(ClientDescription client, ClientPlacement placed, long nowMs, PlacementSettings settings) {
             Copies copies = new Copies(settings.acceptableRecoveryLag());
-            placed.warmup().forEach(task -> copies.add(lag(client, task), task, true, true));
-            placed.standby().forEach(task -> copies.add(lag(client, task), task, true, false));
-            placed.active().forEach(task -> copies.add(lag(client, task), task, false, false));
+            placed.warmup().forEach(task -> copies.add(lag(client, task), task, true));
+            placed.standby().forEach(task -> copies.add(lag(client, task), task, false));
+            placed.active().forEach(task -> copies.add(lag(client, task), task, false));
             if (copies.restoring.isEmpty() && !copies.unknownWarmup) {
                 idle = 0;
                 return;
@@ -276,9 +276,11 @@ public final class RestoreRateLearner {
     }
 
     /**
-     * The copies one client holds after a placement, sorted as the engine counts them: restoring
-     * (more than the acceptable lag behind: they share its rate), and among them the standby and
-     * warmup copies, whose catch-up the follow-up waits for.
+     * The copies one client holds after a placement that it restores (more than the acceptable lag
+     * behind: they share its rate), as the engine counts them. All of them count for when the
+     * client is due: a follow-up may wait for a warmup, a standby on a move's target, or an active
+     * task whose restore holds the client's warmups back; counting them all also bounds the
+     * follow-ups of a client whose active restore stalls.
      */
     private static final class Copies {
         private final long acceptable;
@@ -292,16 +294,14 @@ public final class RestoreRateLearner {
             this.acceptable = acceptable;
         }
 
-        void add(long lag, String task, boolean copy, boolean warmup) {
+        void add(long lag, String task, boolean warmup) {
             if (lag == Model.UNKNOWN) {
                 sharing++;
                 unknownWarmup |= warmup;
             } else if (lag > acceptable) {
                 sharing++;
                 restoring.put(task, lag);
-                if (copy) {
-                    catchingUp.add(lag);
-                }
+                catchingUp.add(lag);
             }
         }
     }

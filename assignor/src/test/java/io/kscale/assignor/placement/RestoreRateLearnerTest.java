@@ -81,6 +81,38 @@ class RestoreRateLearnerTest {
     }
 
     @Test
+    void shouldBackOffWhenTheRestoreOfAnOrphanStallsWhileItHoldsWarmupsBack() {
+        // A runs a00..a03; the owner of d00 crashed and fresh E restores it as active, so E's
+        // warmups wait and the follow-up waits for d00. d00's lag does not move: the follow-ups
+        // back off to the probing interval as for a stalled warmup.
+        RestoreRateLearner learner = new RestoreRateLearner();
+        List<TaskDescription> tasks = PlacementFixtures.concat(stateful("a", 4), stateful("d", 1));
+        long orphan = ACCEPTABLE_LAG + 1_000_000;
+        ClientDescription.Builder e = client(PlacementFixtures.E).lag("d00", orphan);
+        PlacementFixtures.ids("a", 4).forEach(task -> e.lag(task, orphan));
+        PlacementRequest request = PlacementRequest.of(tasks, List.of(client(A).priorActive(PlacementFixtures.ids("a", 4))
+                .lag("d00", orphan).build(), e.build()), SETTINGS);
+        List<Duration> delays = new ArrayList<>();
+        long now = START_MS;
+        for (int i = 0; i < 5; i++) {
+            PlacementRequest learned = learner.learn(request, now);
+            Placement placement = PlacementFixtures.place(learned);
+            learner.remember(learned, placement, now);
+            assertThat(placement.client(PlacementFixtures.E).active()).containsExactly("d00");
+            assertThat(placement.client(PlacementFixtures.E).warmup()).isEmpty();
+            Duration delay = placement.followUp().delay().orElseThrow();
+            delays.add(delay);
+            now += delay.toMillis();
+            ClientDescription.Builder stalled = client(PlacementFixtures.E).priorActive("d00").lag("d00", orphan);
+            PlacementFixtures.ids("a", 4).forEach(task -> stalled.lag(task, orphan));
+            request = PlacementRequest.of(tasks, List.of(client(A).priorActive(PlacementFixtures.ids("a", 4))
+                    .lag("d00", orphan).build(), stalled.build()), SETTINGS);
+        }
+
+        assertThat(delays).containsExactly(MEASURE, MEASURE.multipliedBy(2), MEASURE.multipliedBy(4), PROBE, PROBE);
+    }
+
+    @Test
     void shouldRecoverOnceAStalledRestoreMovesAgain() {
         Scale scale = new Scale(new RestoreRateLearner(), 500_000, 500_000).restoringAt(0);
         scale.followUps(2);
