@@ -39,7 +39,8 @@ import picocli.CommandLine.Spec;
             "join, crash (losing their state) or leave. Each assignor plays the scenario in",
             "its own simulated world: at every rebalance it sees each instance's lag per",
             "task, copies restore at the instance's rate over simulated time, and the next",
-            "rebalance comes when the assignor asks (kscale: its follow-up delay; Kafka's",
+            "rebalance comes when the assignor asks (kscale: its follow-up delay, from the",
+            "restore rates its leader learns from the lags it sees; Kafka's",
             "HighAvailabilityTaskAssignor: the probing interval). Prints per phase: the",
             "rebalance from which the assignment is balanced for good and when, rebalances,",
             "active tasks moved, warmups, records restored, and task-seconds during which",
@@ -67,9 +68,13 @@ final class PlacementCommand implements Callable<Integer> {
             description = "Scenarios to run, in order (default: ${DEFAULT-VALUE}).")
     private List<String> scenarios;
 
-    @Option(names = "--assignors", split = ",", paramLabel = "NAME", defaultValue = "kscale,kscale-no-rate,high-availability",
-            description = "Assignors to compare: kscale (PlacementEngine told the slowest restore rate), kscale-no-rate"
-                    + " (not told it), high-availability (Kafka Streams' default) (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--assignors", split = ",", paramLabel = "NAME",
+            defaultValue = "kscale,kscale-rate-given,high-availability",
+            description = "Assignors to compare: kscale (PlacementEngine as WarmupTaskAssignor ships it: no restore"
+                    + " rate configured, the leader learns each instance's from the lags it sees), kscale-rate-given"
+                    + " (told the slowest instance's restore rate: the bound the learner chases), kscale-probing"
+                    + " (neither: follows up after the probing interval), high-availability (Kafka Streams' default)"
+                    + " (default: ${DEFAULT-VALUE}).")
     private List<String> assignors;
 
     @Option(names = "--acceptable-recovery-lag", defaultValue = "10000", paramLabel = "RECORDS",
@@ -147,11 +152,12 @@ final class PlacementCommand implements Callable<Integer> {
         List<SimAssignor> peers = new ArrayList<>();
         for (String name : assignors) {
             peers.add(switch (name) {
-                case "kscale" -> new KscaleSimAssignor(true);
-                case "kscale-no-rate" -> new KscaleSimAssignor(false);
+                case "kscale" -> new KscaleSimAssignor(KscaleSimAssignor.Rate.LEARNED);
+                case "kscale-rate-given" -> new KscaleSimAssignor(KscaleSimAssignor.Rate.GIVEN);
+                case "kscale-probing" -> new KscaleSimAssignor(KscaleSimAssignor.Rate.UNKNOWN);
                 case "high-availability" -> new HighAvailabilitySimAssignor();
                 default -> throw new IllegalArgumentException("unknown assignor '" + name
-                        + "'; known: kscale, kscale-no-rate, high-availability");
+                        + "'; known: kscale, kscale-rate-given, kscale-probing, high-availability");
             });
         }
         return peers;

@@ -89,8 +89,9 @@ final class ScaleOutCommand implements Callable<Integer> {
 
     @Option(names = "--restore-rate", defaultValue = "5000", paramLabel = "RECORDS_PER_SEC",
             description = "kscale.warmup.restore.records.per.second for WarmupTaskAssignor (the others ignore it): how"
-                    + " fast an instance restores, to predict when a warmup has caught up; 0 = unknown, follow-ups at"
-                    + " the probing interval (default: ${DEFAULT-VALUE}).")
+                    + " fast an instance restores, to predict when a warmup has caught up; 0 = unset: the group leader"
+                    + " learns each instance's rate from the lags it sees, as WarmupTaskAssignor does by default"
+                    + " (default: ${DEFAULT-VALUE}).")
     private long restoreRate;
 
     @Option(names = "--kill-during-warmup",

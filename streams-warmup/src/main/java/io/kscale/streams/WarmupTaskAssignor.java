@@ -4,6 +4,7 @@ import io.kscale.assignor.placement.Placement;
 import io.kscale.assignor.placement.PlacementEngine;
 import io.kscale.assignor.placement.PlacementOutcome;
 import io.kscale.assignor.placement.PlacementRequest;
+import io.kscale.assignor.placement.RestoreRateLearner;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -85,11 +86,16 @@ import org.slf4j.LoggerFactory;
  * time over those copies, at least 10 seconds and at most {@code probing.rebalance.interval.ms}: a
  * copy with a known lag {@code L} on an instance restoring {@code n} copies at once (they share
  * its rate) needs {@code ceil(n * (L - acceptable.recovery.lag) / rate)} seconds, a copy whose
- * lag or restore rate is unknown needs the probing interval. Streams'
- * {@code AssignmentConfigs} carry no restore rate, so the rate is kscale's own setting
- * {@value WarmupTaskAssignorConfig#RESTORE_RECORDS_PER_SECOND_CONFIG}, read in {@link #configure};
- * unset (0), the delay is the probing interval (10 minutes by default), as with Kafka's
- * {@code HighAvailabilityTaskAssignor}. Example: acceptable lag 10,000, rate 5,000 records/s,
+ * lag is unknown needs the probing interval. Streams' {@code AssignmentConfigs} carry no restore
+ * rate, so the leader learns each instance's rate ({@link RestoreRateLearner}): Streams makes a new
+ * assignor per rebalance, so the history lives in the leader's JVM, per application id
+ * ({@code application.id}, from {@link #configure}), per process id ({@link LeaderLearners}). With
+ * no history (the first rebalance of a scale-out, or a new leader) an instance's copies predict a
+ * short measuring follow-up (a tenth of the probing interval, at most 30 s); from then on the rate
+ * measured from its lags at two rebalances, on the leader's clock only, predicts; an instance
+ * whose follow-ups keep finding nothing caught up backs off to the probing interval. kscale's
+ * setting {@value WarmupTaskAssignorConfig#RESTORE_RECORDS_PER_SECOND_CONFIG}, read in
+ * {@link #configure}, overrides the learning when set. Example: acceptable lag 10,000, rate 5,000 records/s,
  * warmups on two instances lagging 310,000 and 1,010,000 records: predicted catch-up in 60 s and
  * 200 s, so the follow-up comes after 60 s (on one instance, sharing its rate, 120 s and 400 s);
  * then the first copy is promoted and its budget starts the next warmup. Beyond the earlier follow-up, what differs from the built-in is what a rebalance does:
@@ -124,10 +130,13 @@ import org.slf4j.LoggerFactory;
  *                the sub-topology goes to the instance holding least of it). B and C have no
  *                state, so A keeps all six and processing goes on; B warms up 0_0 and C 0_1 (the
  *                budget of 2 goes to the smallest lags, then task ids); the other moves wait.
- *                Every client gets the deadline now + 10 minutes (or the predicted catch-up
- *                time, with kscale.warmup.restore.records.per.second).
- *   rebalance 2: (the follow-up) the copies of 0_0 and 0_1 are within 10,000 records: they move
- *                to B and C; B warms up 0_2 and C 0_3; another follow-up.
+ *                Every client gets the deadline now + 30 s: the leader has no history of B and
+ *                C, so this follow-up measures their restore rates (with the history, or the
+ *                rate setting, it is the predicted catch-up time instead).
+ *   (measuring): the copies are still behind; their lags now and 30 s ago give B's and C's
+ *                rates, and the next deadline is when the first copy is predicted caught up.
+ *   rebalance 2: (that follow-up) the copies of 0_0 and 0_1 are within 10,000 records: they move
+ *                to B and C; B warms up 0_2 and C 0_3; another follow-up, predicted at once.
  *   rebalance 3: both have caught up: 0_2 and 0_3 move. A runs 0_4, 0_5, B 0_0, 0_2, C 0_1,
  *                0_3; no warmups, no follow-up.
  *   rebalance 4: the same input gives the same assignment: nothing moves.
@@ -145,22 +154,38 @@ public final class WarmupTaskAssignor implements TaskAssignor {
 
     private final Clock clock;
     private final Function<PlacementRequest, Placement> engine;
+    /** The leader's restore-rate history by application id: it outlives this assignor (see {@link LeaderLearners}). */
+    private final Function<String, RestoreRateLearner> learners;
     private WarmupTaskAssignorConfig config = WarmupTaskAssignorConfig.defaults();
 
     /** Creates an assignor; Kafka Streams creates one per rebalance. */
     public WarmupTaskAssignor() {
-        this(Clock.systemUTC(), ENGINE::place);
+        this(Clock.systemUTC(), ENGINE::place, LeaderLearners.JVM::forApplication);
     }
 
     /**
-     * Creates an assignor with its own clock (for the follow-up deadline) and engine.
+     * Creates an assignor with its own clock (for the follow-up deadline) and engine, and no
+     * restore-rate history: every rebalance is its first.
      *
      * @param clock the clock
      * @param engine the placement engine
      */
     WarmupTaskAssignor(Clock clock, Function<PlacementRequest, Placement> engine) {
+        this(clock, engine, applicationId -> new RestoreRateLearner());
+    }
+
+    /**
+     * Creates an assignor with its own clock, engine and restore-rate history.
+     *
+     * @param clock the leader's clock: follow-up deadlines, and the times of the lags the learner measures
+     * @param engine the placement engine
+     * @param learners the learner of an application id
+     */
+    WarmupTaskAssignor(Clock clock, Function<PlacementRequest, Placement> engine,
+                       Function<String, RestoreRateLearner> learners) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.engine = Objects.requireNonNull(engine, "engine");
+        this.learners = Objects.requireNonNull(learners, "learners");
     }
 
     /**
@@ -193,7 +218,11 @@ public final class WarmupTaskAssignor implements TaskAssignor {
         Instant retry = now.plus(input.probingInterval);
         Placement placement;
         try {
-            placement = engine.apply(input.request);
+            // Without a configured rate, learn each instance's (RestoreRateLearner); with one, it overrides.
+            RestoreRateLearner learner = learners.apply(config.applicationId());
+            PlacementRequest request = learner.learn(input.request, now.toEpochMilli());
+            placement = engine.apply(request);
+            learner.remember(request, placement, now.toEpochMilli());
         } catch (RuntimeException e) {
             return failed("the placement engine failed", applicationState, input, retry, e);
         }

@@ -53,6 +53,8 @@ final class StreamsFixtures {
     static final long PROBING_MS = 600_000;
     static final Instant NOW = Instant.parse("2026-01-01T00:00:00Z");
     static final Instant PROBE = NOW.plusMillis(PROBING_MS);
+    /** A measuring follow-up: the leader has no restore-rate history yet (a tenth of the probing interval, at most 30 s). */
+    static final Instant MEASURE = NOW.plusSeconds(30);
     static final Clock CLOCK = Clock.fixed(NOW, ZoneOffset.UTC);
 
     private StreamsFixtures() {
@@ -130,6 +132,11 @@ final class StreamsFixtures {
     static Set<Optional<Instant>> deadlines(TaskAssignment assignment) {
         return assignment.assignment().stream().map(KafkaStreamsAssignment::followupRebalanceDeadline)
                 .collect(Collectors.toSet());
+    }
+
+    /** @return whether some client got a follow-up deadline */
+    static boolean followUpWanted(TaskAssignment assignment) {
+        return deadlines(assignment).stream().anyMatch(Optional::isPresent);
     }
 
     private static Set<TaskId> of(KafkaStreamsAssignment client, AssignedTask.Type type) {

@@ -52,7 +52,7 @@ class WarmupTaskAssignorConvergenceTest {
                 assertActivesHadTheirState(state, assignment);
             }
             state = next(state, assignment);
-        } while (deadlines(assignment).contains(Optional.of(StreamsFixtures.PROBE)) && rounds < 50);
+        } while (StreamsFixtures.followUpWanted(assignment) && rounds < 50);
 
         assertThat(deadlines(assignment)).as("converged after %s rounds", rounds).containsExactly(Optional.empty());
         for (KafkaStreamsAssignment client : assignment.assignment()) {
@@ -84,7 +84,7 @@ class WarmupTaskAssignorConvergenceTest {
         do {
             assignment = assign(state);
             state = next(state, assignment);
-        } while (deadlines(assignment).contains(Optional.of(StreamsFixtures.PROBE)) && ++rounds < 50);
+        } while (StreamsFixtures.followUpWanted(assignment) && ++rounds < 50);
 
         for (KafkaStreamsAssignment client : assignment.assignment()) {
             Map<Integer, Long> bySubtopology = actives(client).stream()

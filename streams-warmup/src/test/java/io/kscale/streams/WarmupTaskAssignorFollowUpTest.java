@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The follow-up deadline of {@link WarmupTaskAssignor} follows the predicted catch-up time when
- * {@value WarmupTaskAssignorConfig#RESTORE_RECORDS_PER_SECOND_CONFIG} is set, and is the probing
- * interval without it; a bad value fails in {@code configure}, as Streams calls it.
+ * {@value WarmupTaskAssignorConfig#RESTORE_RECORDS_PER_SECOND_CONFIG} is set, and is a measuring
+ * follow-up without it and without history (see {@link WarmupTaskAssignorLearningTest}); a bad
+ * value fails in {@code configure}, as Streams calls it.
  */
 class WarmupTaskAssignorFollowUpTest {
 
@@ -78,14 +79,14 @@ class WarmupTaskAssignorFollowUpTest {
     }
 
     @Test
-    void shouldScheduleTheFollowUpAfterTheProbingIntervalWithoutARestoreRate() {
+    void shouldScheduleAMeasuringFollowUpWithoutARestoreRateOrHistory() {
         TaskAssignment unset = assign(scaleOutWithLags(), Map.of());
         TaskAssignment zero = assign(scaleOutWithLags(), Map.of(RATE, 0L));
         TaskAssignment notConfigured = StreamsFixtures.assign(scaleOutWithLags());
 
-        assertThat(deadlines(unset)).containsExactly(Optional.of(PROBE));
-        assertThat(deadlines(zero)).containsExactly(Optional.of(PROBE));
-        assertThat(deadlines(notConfigured)).containsExactly(Optional.of(PROBE));
+        assertThat(deadlines(unset)).containsExactly(Optional.of(StreamsFixtures.MEASURE));
+        assertThat(deadlines(zero)).containsExactly(Optional.of(StreamsFixtures.MEASURE));
+        assertThat(deadlines(notConfigured)).containsExactly(Optional.of(StreamsFixtures.MEASURE));
     }
 
     @Test

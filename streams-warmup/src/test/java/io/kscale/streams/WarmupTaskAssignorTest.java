@@ -3,7 +3,6 @@ package io.kscale.streams;
 import static io.kscale.streams.StreamsFixtures.A;
 import static io.kscale.streams.StreamsFixtures.B;
 import static io.kscale.streams.StreamsFixtures.C;
-import static io.kscale.streams.StreamsFixtures.PROBE;
 import static io.kscale.streams.StreamsFixtures.actives;
 import static io.kscale.streams.StreamsFixtures.assign;
 import static io.kscale.streams.StreamsFixtures.configs;
@@ -51,7 +50,8 @@ class WarmupTaskAssignorTest {
                 .containsExactly(task(0, 0));
         assertThat(standbys(round1, C)).containsExactly(task(0, 1));
         assertThat(standbyCount(round1)).as("warmups: max.warmup.replicas").isEqualTo(2);
-        assertThat(deadlines(round1)).as("the same follow-up on every client").containsExactly(Optional.of(PROBE));
+        assertThat(deadlines(round1)).as("the same follow-up on every client: a measuring one")
+                .containsExactly(Optional.of(StreamsFixtures.MEASURE));
     }
 
     @Test
@@ -63,7 +63,8 @@ class WarmupTaskAssignorTest {
         assertThat(standbys(round2, B)).as("a promoted warmup is dropped, the next starts").containsExactly(task(0, 2));
         assertThat(actives(round2, A)).containsExactly(task(0, 2), task(0, 3), task(0, 4), task(0, 5));
         assertThat(standbys(round2, C)).containsExactly(task(0, 3));
-        assertThat(deadlines(round2)).containsExactly(Optional.of(PROBE));
+        assertThat(deadlines(round2)).as("each round's assignor is fresh here: it measures")
+                .containsExactly(Optional.of(StreamsFixtures.MEASURE));
     }
 
     @Test
@@ -73,7 +74,7 @@ class WarmupTaskAssignorTest {
         do {
             rounds.add(assign(state));
             state = next(state, rounds.get(rounds.size() - 1));
-        } while (deadlines(rounds.get(rounds.size() - 1)).contains(Optional.of(PROBE)) && rounds.size() < 10);
+        } while (StreamsFixtures.followUpWanted(rounds.get(rounds.size() - 1)) && rounds.size() < 10);
 
         // 4 moves, 2 warmups at a time: ceil(4 / 2) + 1 rebalances (the engine's convergence bound).
         assertThat(rounds).hasSize(3);

@@ -17,7 +17,9 @@ import java.util.List;
  *       preferred client whose load per capacity stays lowest; ties go to the smallest lag, then
  *       the client holding the fewest tasks of the task's group, then the lowest id. Preferred
  *       first because replay time outranks balance: a stateful task that step 3 moves away will
- *       wait on this client until its target has warmed up, exactly as a prior owner's.</li>
+ *       wait on this client until its target has warmed up, exactly as a prior owner's. An orphan
+ *       (nobody caught up on it) may instead go where it is caught up sooner, and stays there for
+ *       this placement ({@link OrphanRestores}).</li>
  *   <li>Balance: tasks move from clients above their share to clients below it until no single
  *       move lowers the larger load per capacity of its pair. When all the pool's tasks weigh
  *       the same, {@link UnitBalancer} first counts how many tasks each client ends with, then
@@ -97,17 +99,28 @@ final class BalancedTarget {
                 unowned.add(t);
             }
         }
+        OrphanRestores orphans = new OrphanRestores(model, caught);
+        // Orphans with the most to restore first: the makespan heuristic of OrphanRestores.
         unowned.sort(Comparator.<Integer>comparingLong(t -> -model.weight[t])
+                .thenComparingLong(t -> orphans.isOrphan(t) ? -orphans.rest(t) : 0)
                 .thenComparingInt(t -> model.group[t]).thenComparingInt(t -> t));
         for (int t : unowned) {
             int[] preferred = caught.preferred(t);
+            int[] candidates = preferred == null ? clients : preferred;
             int best = -1;
-            for (int c : preferred == null ? clients : preferred) {
+            for (int c : candidates) {
                 if (best < 0 || compareHomes(t, c, best) < 0) {
                     best = c;
                 }
             }
-            pool.place(t, best);
+            int sooner = orphans.isOrphan(t) ? orphans.sooner(t, best, candidates) : -1;
+            pool.place(t, sooner >= 0 ? sooner : best);
+            if (sooner >= 0) {
+                pool.pin(t);
+            }
+            if (orphans.isOrphan(t)) {
+                orphans.queue(t, pool.owner[t]);
+            }
         }
         pool.markStart();
     }

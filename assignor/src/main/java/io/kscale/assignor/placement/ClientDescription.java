@@ -1,5 +1,6 @@
 package io.kscale.assignor.placement;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Map;
@@ -22,6 +23,13 @@ import java.util.TreeSet;
  * (Kafka Streams' {@code lagFor}). A task's lag is unknown if the client never reported it; the
  * prior active owner of a task with an unknown lag counts as caught up (it was running the task,
  * like Streams' {@code -2} sentinel), every other client with an unknown lag as not caught up.
+ *
+ * <p><b>Restore rate</b> (optional) is how many changelog records per second the client restores,
+ * all the copies it restores at once together, net of what their changelogs grow meanwhile; it
+ * overrides {@link PlacementSettings#restoreRecordsPerSecond()} for this client's copies. Where no
+ * rate is known, <b>measure after</b> (optional) replaces the probing interval as the delay
+ * predicted for this client's copies: a short follow-up whose lags measure the rate. Both feed the
+ * follow-up rule on {@link Placement#followUp()}; {@link RestoreRateLearner} sets them.
  */
 public final class ClientDescription {
 
@@ -31,6 +39,8 @@ public final class ClientDescription {
     private final Set<String> priorActive;
     private final Set<String> priorStandby;
     private final Map<String, Long> lags;
+    private final long restoreRecordsPerSecond;
+    private final Duration measureAfter;
 
     private ClientDescription(Builder builder) {
         this.id = builder.id;
@@ -39,6 +49,8 @@ public final class ClientDescription {
         this.priorActive = Collections.unmodifiableSet(new TreeSet<>(builder.priorActive));
         this.priorStandby = Collections.unmodifiableSet(new TreeSet<>(builder.priorStandby));
         this.lags = Collections.unmodifiableMap(new TreeMap<>(builder.lags));
+        this.restoreRecordsPerSecond = builder.restoreRecordsPerSecond;
+        this.measureAfter = builder.measureAfter;
         for (String task : priorActive) {
             if (priorStandby.contains(task)) {
                 throw new IllegalArgumentException("client '" + id + "' lists task '" + task
@@ -87,6 +99,29 @@ public final class ClientDescription {
         return lags;
     }
 
+    /** @return records per second this client restores, all its restoring copies together; 0 if unknown */
+    public long restoreRecordsPerSecond() {
+        return restoreRecordsPerSecond;
+    }
+
+    /** @return the delay predicted for this client's copies while its restore rate is unknown, if set */
+    public Optional<Duration> measureAfter() {
+        return Optional.ofNullable(measureAfter);
+    }
+
+    /**
+     * A builder holding everything this description holds, to change some of it.
+     *
+     * @return a new builder
+     */
+    public Builder toBuilder() {
+        Builder builder = new Builder(id).capacity(capacity).rack(rack).priorActive(priorActive)
+                .priorStandby(priorStandby).restoreRecordsPerSecond(restoreRecordsPerSecond);
+        builder.lags.putAll(lags);
+        builder.measureAfter = measureAfter;
+        return builder;
+    }
+
     /**
      * The lag of this client's local state of a task.
      *
@@ -106,18 +141,21 @@ public final class ClientDescription {
         ClientDescription that = (ClientDescription) o;
         return capacity == that.capacity && id.equals(that.id) && Objects.equals(rack, that.rack)
                 && priorActive.equals(that.priorActive) && priorStandby.equals(that.priorStandby)
-                && lags.equals(that.lags);
+                && lags.equals(that.lags) && restoreRecordsPerSecond == that.restoreRecordsPerSecond
+                && Objects.equals(measureAfter, that.measureAfter);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, capacity, rack, priorActive, priorStandby, lags);
+        return Objects.hash(id, capacity, rack, priorActive, priorStandby, lags, restoreRecordsPerSecond, measureAfter);
     }
 
     @Override
     public String toString() {
         return "client " + id + "(capacity " + capacity + (rack == null ? "" : ", rack " + rack)
-                + ", active " + priorActive + ", standby " + priorStandby + ", lags " + lags + ")";
+                + ", active " + priorActive + ", standby " + priorStandby + ", lags " + lags
+                + (restoreRecordsPerSecond == 0 ? "" : ", restores " + restoreRecordsPerSecond + "/s")
+                + (measureAfter == null ? "" : ", measure after " + measureAfter) + ")";
     }
 
     /** Collects a {@link ClientDescription}; not thread-safe. */
@@ -128,6 +166,8 @@ public final class ClientDescription {
         private final Set<String> priorActive = new TreeSet<>();
         private final Set<String> priorStandby = new TreeSet<>();
         private final Map<String, Long> lags = new TreeMap<>();
+        private long restoreRecordsPerSecond;
+        private Duration measureAfter;
 
         private Builder(String id) {
             this.id = Objects.requireNonNull(id, "client id");
@@ -227,6 +267,39 @@ public final class ClientDescription {
          */
         public Builder lags(Map<String, Long> lagsByTask) {
             lagsByTask.forEach(this::lag);
+            return this;
+        }
+
+        /**
+         * Sets how fast the client restores, all the copies it restores at once together (default
+         * 0: unknown, {@link PlacementSettings#restoreRecordsPerSecond()} applies).
+         *
+         * @param recordsPerSecond 0 or more
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder restoreRecordsPerSecond(long recordsPerSecond) {
+            if (recordsPerSecond < 0) {
+                throw new IllegalArgumentException("client '" + id + "' restores " + recordsPerSecond
+                        + " records/s; a restore rate must be 0 (unknown) or more");
+            }
+            this.restoreRecordsPerSecond = recordsPerSecond;
+            return this;
+        }
+
+        /**
+         * Sets the delay predicted for the client's copies while no restore rate is known for it
+         * (default: the probing interval). The follow-up stays within the settings' bounds.
+         *
+         * @param delay positive
+         * @return this builder
+         * @throws IllegalArgumentException if zero or negative
+         */
+        public Builder measureAfter(Duration delay) {
+            if (delay.isNegative() || delay.isZero()) {
+                throw new IllegalArgumentException("client '" + id + "' has measureAfter " + delay + "; it must be positive");
+            }
+            this.measureAfter = delay;
             return this;
         }
 

@@ -7,11 +7,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Step 3 of {@link BalancedTarget} for a pool of tasks with unequal weights: while some client
+ * Step 3 of {@link BalancedTarget} for a pool of tasks with unequal weights (pinned tasks stay, see
+ * {@link Pool#pin}): while some client
  * could give a task to another and so lower the larger of the two loads per capacity
  * ({@link Pool#improves}), the most loaded clients give one to the clients that end up least
  * loaded. Which task: a stateless one placed in step 2 (free to move) first, then one the
- * receiver is caught up on, then the smallest lag on the receiver (a warmup in progress is picked
+ * receiver is caught up on, then one the giver is caught up on (not an orphan it is restoring), then
+ * the smallest lag on the receiver (a warmup in progress is picked
  * again), then the move that leaves the pair most even, then the task whose group is most
  * over-represented on the giver, then the lowest ids.
  *
@@ -75,6 +77,9 @@ final class GreedyBalancer {
 
     private Move bestMoveFrom(int giver, Receivers receivers, Move best) {
         for (int t : pool.held(giver)) {
+            if (pool.isPinned(t)) {
+                continue;
+            }
             long w = model.weight[t];
             for (int receiver : receivers.leastLoadedAfter(w, giver)) {
                 if (pool.improves(giver, receiver, w)) {
@@ -92,6 +97,9 @@ final class GreedyBalancer {
         int order = Boolean.compare(y.isFree(), x.isFree());
         if (order == 0) {
             order = Boolean.compare(caught.isCaughtUp(y.task, y.to), caught.isCaughtUp(x.task, x.to));
+        }
+        if (order == 0) {
+            order = Boolean.compare(caught.isCaughtUp(y.task, y.from), caught.isCaughtUp(x.task, x.from));
         }
         if (order == 0) {
             order = Long.compare(caught.lag(x.task, x.to), caught.lag(y.task, y.to));

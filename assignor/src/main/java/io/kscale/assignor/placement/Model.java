@@ -1,5 +1,6 @@
 package io.kscale.assignor.placement;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -23,6 +24,10 @@ final class Model {
     final String[] clientIds;
     final int[] capacity;
     final String[] rack;
+    /** By client: records per second it restores, its own or the settings'; 0 if unknown. */
+    final long[] restoreRate;
+    /** By client: the delay predicted for its copies while its rate is unknown; null: the probing interval. */
+    final Duration[] measureAfter;
     final String[] taskIds;
     final boolean[] stateful;
     final long[] weight;
@@ -40,6 +45,9 @@ final class Model {
         clientIds = clients.stream().map(ClientDescription::id).toArray(String[]::new);
         capacity = clients.stream().mapToInt(ClientDescription::capacity).toArray();
         rack = clients.stream().map(client -> client.rack().orElse(null)).toArray(String[]::new);
+        restoreRate = clients.stream().mapToLong(client -> client.restoreRecordsPerSecond() > 0
+                ? client.restoreRecordsPerSecond() : settings.restoreRecordsPerSecond()).toArray();
+        measureAfter = clients.stream().map(client -> client.measureAfter().orElse(null)).toArray(Duration[]::new);
         taskIds = tasks.stream().map(TaskDescription::id).toArray(String[]::new);
         stateful = new boolean[tasks.size()];
         weight = tasks.stream().mapToLong(TaskDescription::weight).toArray();

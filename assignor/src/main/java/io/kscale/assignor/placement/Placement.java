@@ -73,13 +73,18 @@ public final class Placement {
      * target client) is catching up for a pending move. Its delay is the shortest predicted
      * catch-up time over those copies, where a copy with a known lag {@code L} on a client that
      * restores {@code n} copies at once (its warmups, and its active and standby tasks beyond the
-     * acceptable lag) needs {@code n * (L - acceptableRecoveryLag) / restoreRecordsPerSecond}
-     * seconds, and a copy whose
-     * lag or restore rate is unknown needs {@code probingInterval}; the result is bounded to
+     * acceptable lag) needs {@code n * (L - acceptableRecoveryLag) / rate} seconds, where the
+     * rate is the client's own {@link ClientDescription#restoreRecordsPerSecond()} if set, else
+     * {@link PlacementSettings#restoreRecordsPerSecond()}. A copy on a client with no known rate
+     * needs the client's {@link ClientDescription#measureAfter()} if set (a measuring follow-up,
+     * see {@link RestoreRateLearner}), else {@code probingInterval}; a copy whose lag is unknown
+     * needs {@code probingInterval}. The result is bounded to
      * {@code [minFollowUpDelay, probingInterval]}. Kafka Streams' HighAvailabilityTaskAssignor
      * always waits {@code probingInterval} (10 minutes by default); a member can also trigger
-     * the rebalance earlier when it sees its warmup caught up. No follow-up is wanted when no copy
-     * is catching up, including when moves wait for warmup budget that is 0.
+     * the rebalance earlier when it sees its warmup caught up. A client that restores an active
+     * task gets no warmup until it has caught up; that active task then counts as a copy catching
+     * up, so the follow-up comes when the held-back warmups can start. No follow-up is wanted when
+     * no copy is catching up, including when moves wait for warmup budget that is 0.
      *
      * @return the follow-up, or {@link FollowUp#none()}
      */
@@ -97,7 +102,10 @@ public final class Placement {
         return pendingMoves;
     }
 
-    /** @return the pending moves whose target client got no copy this time (warmup budget spent) */
+    /**
+     * @return the pending moves whose target client got no copy this time because the warmup budget
+     *         was spent (not those held back while their target restores an active task)
+     */
     public int deferredMoves() {
         return deferredMoves;
     }

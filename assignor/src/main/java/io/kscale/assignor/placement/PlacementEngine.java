@@ -15,7 +15,12 @@ import java.util.stream.IntStream;
  * <ol>
  *   <li><b>replay time</b>: a stateful task is never active on a client that would have to restore
  *       more than {@code acceptableRecoveryLag} while a caught-up client exists; the caught-up
- *       prior owner keeps it while the new owner warms up a copy;</li>
+ *       prior owner keeps it while the new owner warms up a copy. A task nobody is caught up on
+ *       (an orphan: its owner crashed or left with its state, and no standby had it) must restore
+ *       wherever it runs: it goes where it is caught up soonest, counting the orphans each client
+ *       already restores, when that cuts the total time to caught-up by more than the move it
+ *       costs ({@link OrphanRestores}); and a client restoring an active task warms nothing up
+ *       until it has caught up;</li>
  *   <li><b>even load</b>: weight per unit of capacity;</li>
  *   <li><b>spread</b> of each co-location group across clients;</li>
  *   <li><b>fewest movements</b>: ties keep prior owners, then break by client and task id.</li>
@@ -24,7 +29,8 @@ import java.util.stream.IntStream;
  * <p>The steps, each in a package-private class with its own rules:
  * {@link CaughtUpClients} finds who may run each stateful task now; {@link BalancedTarget}
  * computes the balanced target of the stateful tasks starting from prior ownership, so only what
- * balance needs moves, and {@link GroupSpread} spreads groups within it; {@link ActivePlanner}
+ * balance needs moves (placing orphans by {@link OrphanRestores}), and {@link GroupSpread} spreads
+ * groups within it; {@link ActivePlanner}
  * sends each task to its target if that client is caught up (so a warmup is promoted as soon as
  * it has caught up) and keeps it on a caught-up client otherwise; the stateless tasks are then
  * balanced on top of that load, freely; {@link StandbyPlanner} adds standbys;
@@ -57,7 +63,9 @@ import java.util.stream.IntStream;
  * least as many moves to caught-up clients as there are such warmups; so every round completes
  * {@code min(w, pending)} moves and no move is added. With unequal weights the greedy
  * {@link GreedyBalancer} may re-plan after moves complete: it converges, but may take a few
- * more rounds. The property tests check both on random requests, the first as stated.
+ * more rounds. One more round, too, when the first placement runs an orphan on a client that is
+ * the target of a move: its warmup waits until the orphan has caught up. The property tests check
+ * both on random requests, the first as stated.
  *
  * @see <a href="https://cwiki.apache.org/confluence/display/KAFKA/KIP-441%3A+Smooth+Scaling+Out+for+Kafka+Streams">KIP-441</a>
  */

@@ -78,7 +78,7 @@ public final class PlacementSettings {
         return minFollowUpDelay;
     }
 
-    /** @return records per second a client restores, or 0 if unknown */
+    /** @return records per second a client restores, or 0 if unknown; a client's own rate takes precedence */
     public long restoreRecordsPerSecond() {
         return restoreRecordsPerSecond;
     }
@@ -184,7 +184,9 @@ public final class PlacementSettings {
         /**
          * Sets how fast a client restores state, used to predict when a warmup catches up.
          *
-         * @param recordsPerSecond 0 (unknown: follow up after the probing interval) or more
+         * @param recordsPerSecond 0 (unknown: a client's own rate or measuring delay applies, else
+         *        the follow-up comes after the probing interval) or more; a client's own rate
+         *        ({@link ClientDescription#restoreRecordsPerSecond()}) takes precedence
          * @return this builder
          */
         public Builder restoreRecordsPerSecond(long recordsPerSecond) {

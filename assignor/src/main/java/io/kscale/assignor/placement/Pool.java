@@ -28,6 +28,12 @@ final class Pool {
     final int[] start;
     /** By client: the load, including the base load from outside the pool. */
     final long[] load;
+    /**
+     * By task: placed off its balanced home to restore sooner ({@link OrphanRestores}); balancing
+     * moves other tasks instead, so the restore it started is not thrown away.
+     */
+    private final boolean[] pinned;
+    private final int[] pinnedCount;
     private final List<NavigableSet<Integer>> held;
     private final Map<Long, Integer> groupCounts = new HashMap<>();
 
@@ -40,6 +46,8 @@ final class Pool {
         this.start = new int[model.taskCount()];
         Arrays.fill(start, -1);
         this.load = baseLoad.clone();
+        this.pinned = new boolean[model.taskCount()];
+        this.pinnedCount = new int[model.clientCount()];
         this.held = new ArrayList<>(model.clientCount());
         for (int c = 0; c < model.clientCount(); c++) {
             held.add(new TreeSet<>());
@@ -51,6 +59,23 @@ final class Pool {
         load[client] += model.weight[task];
         held.get(client).add(task);
         groupCounts.merge(groupKey(model.group[task], client), 1, Integer::sum);
+    }
+
+    /** Keeps a placed task where it is for this pass: balancing does not move it. */
+    void pin(int task) {
+        if (!pinned[task]) {
+            pinned[task] = true;
+            pinnedCount[owner[task]]++;
+        }
+    }
+
+    boolean isPinned(int task) {
+        return pinned[task];
+    }
+
+    /** @return how many of the client's pool tasks balancing may move */
+    int movable(int client) {
+        return held.get(client).size() - pinnedCount[client];
     }
 
     /** Records the current owners as the start: where each task runs if its move must wait. */

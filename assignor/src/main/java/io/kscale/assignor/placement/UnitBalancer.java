@@ -17,9 +17,11 @@ import java.util.PriorityQueue;
  * to the one least loaded after receiving, while that lowers the larger of the two (lowest id
  * on ties). Only counts change here, no task is picked yet.
  *
- * <p><b>Which.</b> Clients that hold more than their count give, clients that hold fewer take.
- * Every pair of a giver's task and a taker is ranked: caught up on the taker first, then
- * smallest lag on the taker (a warmup in progress; less to replay), then a stateless task placed
+ * <p><b>Which.</b> Clients that hold more than their count give, clients that hold fewer take;
+ * tasks pinned to their client for this round ({@link Pool#pin}) are not given. Every pair of a
+ * giver's task and a taker is ranked: caught up on the taker first, then caught up on the giver
+ * (a task the giver is still restoring, an orphan, moves last: its restore would be thrown away),
+ * then smallest lag on the taker (a warmup in progress; less to replay), then a stateless task placed
  * in step 2 (free to move), then the task whose group the giver holds most of relative to the
  * taker, counted as the moves are made, then the lowest task and taker ids. The best pair is taken
  * while both sides still need it, and the group counts updated, so each sub-topology ends spread
@@ -70,8 +72,8 @@ final class UnitBalancer {
             int giver = -1;
             int taker = -1;
             for (int c : clients) {
-                // a giver needs a pool task to give: its load above the base load
-                if (want[c] - unit >= pool.load[c] - pool.held(c).size() * unit
+                // a giver needs a pool task to give: its load above the base load (pinned tasks are base load)
+                if (want[c] - unit >= pool.load[c] - pool.movable(c) * unit
                         && (giver < 0 || Ratios.compare(want[c], model.capacity[c], want[giver], model.capacity[giver]) > 0)) {
                     giver = c;
                 }
@@ -105,6 +107,9 @@ final class UnitBalancer {
         List<Pair> pairs = new ArrayList<>();
         for (int giver : clients) {
             for (int t : surplus(giver) > 0 ? pool.held(giver) : Collections.<Integer>emptySet()) {
+                if (pool.isPinned(t)) {
+                    continue;
+                }
                 int[] caughtUp = Arrays.stream(model.clientsWithLag(t))
                         .filter(c -> c != giver && surplus(c) < 0 && model.eligible(c) && pool.caught.isCaughtUp(t, c)).toArray();
                 if (caughtUp.length > 0) {
@@ -163,6 +168,9 @@ final class UnitBalancer {
                 continue;
             }
             for (int t : pool.held(giver)) {
+                if (pool.isPinned(t)) {
+                    continue;
+                }
                 for (int taker : clients) {
                     if (surplus(taker) < 0) {
                         pairs.add(new Pair(t, giver, taker));
@@ -203,6 +211,7 @@ final class UnitBalancer {
         final int giver;
         final int taker;
         private final boolean caughtUp;
+        private final boolean settled;
         private final long lag;
         private final boolean free;
         private long groupSurplus;
@@ -213,6 +222,7 @@ final class UnitBalancer {
             this.giver = giver;
             this.taker = taker;
             this.caughtUp = pool.caught.isCaughtUp(task, taker);
+            this.settled = pool.caught.isCaughtUp(task, giver);
             this.lag = pool.caught.lag(task, taker);
             this.free = !model.stateful[task] && model.priorOwner[task] != giver;
             this.groupSurplus = currentGroupSurplus();
@@ -242,6 +252,9 @@ final class UnitBalancer {
         @Override
         public int compareTo(Pair other) {
             int order = Boolean.compare(other.caughtUp, caughtUp);
+            if (order == 0) {
+                order = Boolean.compare(other.settled, settled);
+            }
             if (order == 0) {
                 order = Long.compare(lag, other.lag);
             }

@@ -1,7 +1,15 @@
 package io.kscale.lab.placement;
 
-/** A task assignor as the simulation drives it: one call per rebalance, no memory between calls. */
+/**
+ * A task assignor as the simulation drives it: one call per rebalance. Only what a real group
+ * leader could keep between rebalances may carry over (kscale's restore-rate history lives in the
+ * leader's JVM); {@link #newGroup} forgets it before each run.
+ */
 public interface SimAssignor {
+
+    /** Forgets whatever the group leader kept: the next call is the first rebalance of a new group. */
+    default void newGroup() {
+    }
 
     /** @return the name the report and the command line use */
     String name();

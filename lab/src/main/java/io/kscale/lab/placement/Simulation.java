@@ -42,6 +42,7 @@ public final class Simulation {
      */
     public static List<PhaseResult> run(PlacementScenario scenario, SimAssignor assignor) {
         World world = new World(scenario.tasks());
+        assignor.newGroup();
         scenario.initialClients().forEach(world::join);
         settleStart(world, assignor, scenario);
         List<PhaseResult> results = new ArrayList<>();

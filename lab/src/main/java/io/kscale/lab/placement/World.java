@@ -113,7 +113,7 @@ public final class World {
             views.add(new ClientView(client.id(), client.capacity(), held.active(), standby, lags));
             slowest = Math.min(slowest, client.restoreRecordsPerSecond());
         }
-        return new RoundInput(tasks, views, settings, clients.isEmpty() ? 0 : slowest);
+        return new RoundInput(tasks, views, settings, clients.isEmpty() ? 0 : slowest, now * 1_000);
     }
 
     /**

@@ -40,7 +40,7 @@ class PlacementCommandTest {
         int status = lab.execute("placement", "--scenarios", "scale-out-1-3", "--report-dir", dir.toString());
 
         assertThat(status).isZero();
-        assertThat(out.toString()).contains("scale-out-1-3", "kscale", "kscale-no-rate", "high-availability", "CSV: ");
+        assertThat(out.toString()).contains("scale-out-1-3", "kscale", "kscale-rate-given", "high-availability", "CSV: ");
         try (Stream<Path> files = Files.list(dir)) {
             Path csv = files.findFirst().orElseThrow();
             assertThat(Files.readAllLines(csv)).hasSize(4).first().asString().startsWith("scenario,seed,phase,kind,assignor");

@@ -20,7 +20,7 @@ class SimulationTest {
 
     @Test
     void shouldMoveOneTaskAfterItsWarmupCaughtUpAtTheFollowUpKscaleAskedFor() {
-        PhaseResult result = onlyPhase(new KscaleSimAssignor(true));
+        PhaseResult result = onlyPhase(new KscaleSimAssignor(KscaleSimAssignor.Rate.GIVEN));
 
         assertThat(result.rebalances()).isEqualTo(2);
         assertThat(result.idleRebalances()).isZero();
@@ -35,7 +35,7 @@ class SimulationTest {
         // records/s. kscale predicts 2 x (150,000 - 10,000) / 10,000 = 28 s: both copies are then
         // within the acceptable lag and move at that follow-up, none comes early. (Predicting from
         // the full rate, as the engine first did, took 4 rebalances, 2 of them idle, and 34 s.)
-        PhaseResult result = Simulation.run(SimFixtures.secondClientJoins(4, 150_000), new KscaleSimAssignor(true)).get(0);
+        PhaseResult result = Simulation.run(SimFixtures.secondClientJoins(4, 150_000), new KscaleSimAssignor(KscaleSimAssignor.Rate.GIVEN)).get(0);
 
         assertThat(result.rebalances()).isEqualTo(2);
         assertThat(result.idleRebalances()).isZero();
@@ -55,11 +55,40 @@ class SimulationTest {
 
     @Test
     void shouldFollowUpAfterTheProbingIntervalWhenKscaleIsNotToldTheRate() {
-        PhaseResult result = onlyPhase(new KscaleSimAssignor(false));
+        PhaseResult result = onlyPhase(new KscaleSimAssignor(KscaleSimAssignor.Rate.UNKNOWN));
 
         assertThat(result.roundsToBalance()).isEqualTo(OptionalInt.of(2));
         assertThat(result.secondsToBalance()).isEqualTo(OptionalLong.of(600));
         assertThat(result.totals().moves()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldMeasureOnceAndThenPromoteWhenTheLearnedRatePredictsLikeTheGivenOne() {
+        // 4 tasks of 1,000,000 records on c01; c02 (10,000 records/s) joins and warms up two.
+        // Learned: the first follow-up measures after 30 s (each copy 850,000 behind: 10,000/s
+        // shared by two), the next comes 2 x 840,000 / 10,000 = 168 s later, when both have
+        // caught up. Told the rate: 2 x 990,000 / 10,000 = 198 s at once. Same time, one more
+        // (idle) rebalance.
+        PlacementScenario scenario = SimFixtures.secondClientJoins(4, 1_000_000);
+        PhaseResult learned = Simulation.run(scenario, new KscaleSimAssignor(KscaleSimAssignor.Rate.LEARNED)).get(0);
+        PhaseResult given = Simulation.run(scenario, new KscaleSimAssignor(KscaleSimAssignor.Rate.GIVEN)).get(0);
+
+        assertThat(learned.secondsToBalance()).isEqualTo(OptionalLong.of(198));
+        assertThat(learned.rebalances()).isEqualTo(3);
+        assertThat(learned.idleRebalances()).isEqualTo(1);
+        assertThat(given.secondsToBalance()).isEqualTo(OptionalLong.of(198));
+        assertThat(given.rebalances()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldStartEachRunWithoutTheHistoryOfTheLast() {
+        KscaleSimAssignor assignor = new KscaleSimAssignor(KscaleSimAssignor.Rate.LEARNED);
+        PlacementScenario scenario = SimFixtures.secondClientJoins(4, 1_000_000);
+
+        PhaseResult first = Simulation.run(scenario, assignor).get(0);
+        PhaseResult second = Simulation.run(scenario, assignor).get(0);
+
+        assertThat(second).isEqualTo(first);
     }
 
     @Test
@@ -95,7 +124,7 @@ class SimulationTest {
     private static String table(List<PlacementScenario> scenarios) {
         List<PhaseResult> results = new java.util.ArrayList<>();
         for (PlacementScenario scenario : scenarios) {
-            for (SimAssignor assignor : List.of(new KscaleSimAssignor(true), new HighAvailabilitySimAssignor())) {
+            for (SimAssignor assignor : List.of(new KscaleSimAssignor(KscaleSimAssignor.Rate.GIVEN), new HighAvailabilitySimAssignor())) {
                 results.addAll(Simulation.run(scenario, assignor));
             }
         }
