@@ -1,7 +1,6 @@
 package io.kscale.it;
 
 import io.kscale.it.support.RealKafkaCluster;
-import io.kscale.it.support.Suites;
 import io.kscale.lab.cluster.KafkaCluster;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -10,15 +9,14 @@ import org.junit.jupiter.api.BeforeEach;
  * the build's Kafka version): the smoke checks of {@link PluginSmokeChecks} on one broker process.
  * {@code .ci/broker-versions} runs it once per broker version of the tested range.
  */
-@RealKafkaCluster(brokers = 1)
+@RealKafkaCluster(brokers = 1, processSuiteOnly = "the broker version matrix runs brokers as processes; the"
+        + " Docker suite's QuickstartWithTestcontainersIT runs the same checks")
 class PluginsOnBrokerVersionIT extends PluginSmokeChecks {
 
     private KafkaCluster cluster;
 
     @BeforeEach
-    void onTheProcessBackend(KafkaCluster cluster) {
-        Suites.assumeProcessSuite("the broker version matrix runs brokers as processes; the Docker suite's"
-                + " QuickstartWithTestcontainersIT runs the same checks");
+    void useTheClassCluster(KafkaCluster cluster) {
         this.cluster = cluster;
     }
 

@@ -32,9 +32,10 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
     private static final ExtensionContext.Namespace NAMESPACE =
             ExtensionContext.Namespace.create(KafkaClusterExtension.class);
 
+    /** Starts the class's cluster; a skip, if any, comes per test (see {@link #beforeEach}). */
     @Override
     public void beforeAll(ExtensionContext context) {
-        cluster(context);
+        started(context);
     }
 
     /**
@@ -61,18 +62,29 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
      * test method's context finds it through its parent.
      */
     private static KafkaCluster cluster(ExtensionContext context) {
-        Class<?> testClass = context.getRequiredTestClass();
-        ClosableCluster started = context.getStore(NAMESPACE)
-                .getOrComputeIfAbsent(testClass, c -> ClosableCluster.startFor(testClass), ClosableCluster.class);
+        ClosableCluster started = started(context);
+        if (started.notHere != null) {
+            Suites.assumeProcessSuite(started.notHere);
+        }
         if (started.cluster == null) {
             Suites.skipOrFail(started.unavailable);
         }
         return started.cluster;
     }
 
-    private static KafkaCluster start(Class<?> testClass) {
-        RealKafkaCluster settings = AnnotationSupport.findAnnotation(testClass, RealKafkaCluster.class)
+    private static ClosableCluster started(ExtensionContext context) {
+        Class<?> testClass = context.getRequiredTestClass();
+        return context.getStore(NAMESPACE)
+                .getOrComputeIfAbsent(testClass, c -> ClosableCluster.startFor(testClass), ClosableCluster.class);
+    }
+
+    private static RealKafkaCluster settings(Class<?> testClass) {
+        return AnnotationSupport.findAnnotation(testClass, RealKafkaCluster.class)
                 .orElseThrow(() -> new IllegalStateException(testClass + " lacks @RealKafkaCluster"));
+    }
+
+    private static KafkaCluster start(Class<?> testClass) {
+        RealKafkaCluster settings = settings(testClass);
         ClusterSpec.Builder spec = ClusterSpec.builder()
                 .brokers(settings.brokers())
                 .brokerProperties(FAST_TEST_SETTINGS)
@@ -94,21 +106,28 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
     private static final class ClosableCluster implements AutoCloseable {
         final KafkaCluster cluster;
         final String unavailable;
+        /** Why the class does not run in this (the Docker) suite. */
+        final String notHere;
 
-        private ClosableCluster(KafkaCluster cluster, String unavailable) {
+        private ClosableCluster(KafkaCluster cluster, String unavailable, String notHere) {
             this.cluster = cluster;
             this.unavailable = unavailable;
+            this.notHere = notHere;
         }
 
         static ClosableCluster startFor(Class<?> testClass) {
+            String processOnly = settings(testClass).processSuiteOnly();
+            if (!processOnly.isEmpty() && Suites.isDockerSuite()) {
+                return new ClosableCluster(null, null, processOnly);
+            }
             try {
-                return new ClosableCluster(start(testClass), null);
+                return new ClosableCluster(start(testClass), null, null);
             } catch (DockerUnavailableException e) {
                 // Only an explicit docker backend throws this: the Docker suite, with no engine or image.
                 if (Suites.dockerRequired()) {
                     throw e;
                 }
-                return new ClosableCluster(null, e.getMessage());
+                return new ClosableCluster(null, e.getMessage(), null);
             }
         }
 

@@ -28,4 +28,10 @@ public @interface RealKafkaCluster {
 
     /** Broker settings as {@code key=value}, on top of {@link KafkaClusterExtension#FAST_TEST_SETTINGS}. */
     String[] brokerProperties() default {};
+
+    /**
+     * Why the class runs in the process suite only, or empty for both suites. In the Docker suite
+     * such a class starts no cluster, and each of its tests is skipped with this reason.
+     */
+    String processSuiteOnly() default "";
 }
