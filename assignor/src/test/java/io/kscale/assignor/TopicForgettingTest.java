@@ -33,8 +33,11 @@ class TopicForgettingTest {
         return settings;
     }
 
-    @Test
-    void shouldForgetATopicNoMemberSubscribesOnceTheMetadataHasLackedItForTheGracePeriod() {
+    /**
+     * Members a and b read orders and audit; then both drop audit and it is deleted, and one
+     * rebalance has seen it gone (grace period: an hour).
+     */
+    private static GroupSimulator groupThatDroppedAudit() {
         GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, settings(HOUR))
                 .topic(ORDERS, 4).topic(AUDIT, 2);
         group.join("a", ORDERS, AUDIT);
@@ -45,6 +48,12 @@ class TopicForgettingTest {
         group.subscribe("b", ORDERS);
         group.deleteTopic(AUDIT);
         group.rebalanceUntilStable();
+        return group;
+    }
+
+    @Test
+    void shouldForgetATopicNoMemberSubscribesOnceTheMetadataHasLackedItForTheGracePeriod() {
+        GroupSimulator group = groupThatDroppedAudit();
         assertThat(group.member("a").assignor.knownLayout().topic(AUDIT)).as("within the grace period").isPresent();
 
         advance(group, HOUR - 1);
@@ -83,15 +92,7 @@ class TopicForgettingTest {
 
     @Test
     void shouldCountTheGracePeriodFromTheFirstLeaderThatSawTheTopicGone() {
-        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, settings(HOUR))
-                .topic(ORDERS, 4).topic(AUDIT, 2);
-        group.join("a", ORDERS, AUDIT);
-        group.join("b", ORDERS, AUDIT);
-        group.rebalanceUntilStable();
-        group.subscribe("a", ORDERS);
-        group.subscribe("b", ORDERS);
-        group.deleteTopic(AUDIT);
-        group.rebalanceUntilStable(); // leader a sees audit gone
+        GroupSimulator group = groupThatDroppedAudit(); // leader a sees audit gone
 
         advance(group, HOUR / 2);
         group.leave("a"); // b leads from now on, with what a put in the layout

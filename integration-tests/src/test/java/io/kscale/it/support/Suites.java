@@ -17,6 +17,8 @@ public final class Suites {
     /** Set to 1 to fail, not skip, the Docker suite where Docker is not ready (CI sets it). */
     public static final String REQUIRE_DOCKER_ENV = "KSCALE_REQUIRE_DOCKER";
 
+    private static DockerReadiness readiness;
+
     private Suites() {
     }
 
@@ -43,11 +45,19 @@ public final class Suites {
         if (!isDockerSuite()) {
             abort("runs in the Docker suite only (failsafe-reports-docker): " + why);
         }
-        DockerReadiness docker = DockerReadiness.check();
+        DockerReadiness docker = dockerReadiness();
         if (!docker.ready()) {
             skipOrFail(docker.reason());
         }
         return docker.image();
+    }
+
+    /** What Docker offers, asked once per JVM: a suite's classes would otherwise ask before every test. */
+    private static synchronized DockerReadiness dockerReadiness() {
+        if (readiness == null) {
+            readiness = DockerReadiness.check();
+        }
+        return readiness;
     }
 
     /** Skips the Docker suite's class with the reason, or fails with it when Docker is required. */

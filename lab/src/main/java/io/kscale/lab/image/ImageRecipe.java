@@ -85,11 +85,6 @@ public final class ImageRecipe {
         return recipe;
     }
 
-    /** The same recipe on another Debian suite. */
-    ImageRecipe withSuite(String otherSuite) {
-        return otherSuite.equals(suite) ? this : new ImageRecipe(otherSuite, jars);
-    }
-
     public String imageTag() {
         return imageTag;
     }

@@ -72,11 +72,10 @@ class ClusterBackendTest {
     @Test
     void shouldAnswerQuicklyWhetherAnEngineListensOnThisMachine() {
         long start = System.nanoTime();
-        boolean answers = DockerEngine.local().answers();
+        DockerEngine.local().answers();
         long millis = (System.nanoTime() - start) / 1_000_000;
 
-        if (!answers) {
-            assertThat(millis).isLessThan(5_000);
-        }
+        // Engine or not, the answer comes within the 2 s ping timeout (with room for a slow machine).
+        assertThat(millis).isLessThan(5_000);
     }
 }

@@ -33,7 +33,7 @@ class ImageRecipeTest {
 
         Files.writeString(jars.get(1), "patched");
         ImageRecipe changedJar = new ImageRecipe("bookworm", jars);
-        ImageRecipe otherSuite = before.withSuite("trixie");
+        ImageRecipe otherSuite = new ImageRecipe("trixie", jars);
 
         assertThat(changedJar.imageTag()).isNotEqualTo(before.imageTag());
         assertThat(changedJar.baseTag()).as("the base has no jars").isEqualTo(before.baseTag());
