@@ -1,7 +1,12 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.barrier.BarrierMetrics;
+import io.kscale.assignor.internals.barrier.PartitionClock;
+import io.kscale.assignor.internals.barrier.ReleaseCause;
+import io.kscale.assignor.internals.barrier.TaskMerge;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.member.MemberLayouts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,5 +1,7 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.internals.member.EarlyFollowUp;
+import io.kscale.assignor.internals.member.MemberLayouts;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;

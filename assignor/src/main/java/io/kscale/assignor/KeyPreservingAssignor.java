@@ -1,6 +1,17 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.leader.LeaderAssignment;
+import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.member.EarlyFollowUp;
+import io.kscale.assignor.internals.member.MemberLayouts;
+import io.kscale.assignor.internals.member.MemberTaskState;
+import io.kscale.assignor.internals.metrics.AssignorMetrics;
+import io.kscale.assignor.internals.store.KafkaLayoutStore;
+import io.kscale.assignor.internals.store.LayoutPersistence;
+import io.kscale.assignor.internals.store.LayoutStore;
+import io.kscale.assignor.internals.wire.AssignmentInfo;
+import io.kscale.assignor.internals.wire.MemberReport;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -99,7 +110,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         } else {
             this.persistence = LayoutPersistence.disabled(metrics);
         }
-        ConsumerCloseWatch.watch(config.clientId(), this);
+        ConsumerCloseWatch.watch(config.clientId(), this, KeyPreservingAssignor::close);
         log.info("Configured {} for group '{}': {}", NAME, config.groupId(), config);
     }
 
@@ -156,7 +167,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
      */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        return new LeaderAssignment(config, persistence, metrics, groupSubscription, time.milliseconds()).compute(metadata);
+        return new LeaderAssignment(config.leaderSettings(), persistence, metrics, groupSubscription, time.milliseconds()).compute(metadata);
     }
 
     @Override

@@ -1,9 +1,10 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.layout.CoPartitioning;
-import io.kscale.assignor.layout.ExpansionPolicy;
-import io.kscale.assignor.layout.TopicLayout;
-import io.kscale.assignor.placement.PlacementSettings;
+import io.kscale.assignor.internals.layout.CoPartitioning;
+import io.kscale.assignor.internals.layout.ExpansionPolicy;
+import io.kscale.assignor.internals.leader.LeaderSettings;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.placement.PlacementSettings;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
@@ -14,11 +15,11 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.Configurable;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.utils.Utils;
 
@@ -300,12 +301,12 @@ public final class KeyPreservingAssignorConfig {
     }
 
     /** @return which topics share tasks, {@value #CO_PARTITIONING_CONFIG} */
-    public CoPartitioning coPartitioning() {
+    CoPartitioning coPartitioning() {
         return coPartitioning;
     }
 
     /** @return the policy of {@value #EXPANSION_POLICY_CONFIG} */
-    public ExpansionPolicy expansionPolicy() {
+    ExpansionPolicy expansionPolicy() {
         return expansionPolicy;
     }
 
@@ -367,6 +368,11 @@ public final class KeyPreservingAssignorConfig {
     /** @return the placement engine's settings from the three settings above; no standbys */
     PlacementSettings placementSettings() {
         return placementSettings;
+    }
+
+    /** @return what the group leader reads of these settings */
+    LeaderSettings leaderSettings() {
+        return new LeaderSettings(taskCounts, expansionPolicy, coPartitioning, layoutForgetAfterMs, placementSettings);
     }
 
     /**

@@ -1,6 +1,6 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;

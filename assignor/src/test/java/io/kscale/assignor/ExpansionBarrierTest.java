@@ -3,8 +3,12 @@ package io.kscale.assignor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.barrier.BarrierMetrics;
+import io.kscale.assignor.internals.barrier.ReleaseCause;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.member.MemberLayouts;
+import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,7 +2,8 @@ package io.kscale.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.member.MemberLayouts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,10 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.layout.MessageFrame;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kscale.assignor.internals.layout.MessageFrame;
+import io.kscale.assignor.internals.wire.AssignmentInfo;
+import io.kscale.assignor.internals.wire.MemberReport;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,9 +41,9 @@ import org.apache.kafka.common.Uuid;
  * state. The leader's clock is {@link #time}. The metadata carries topic ids after
  * {@link #withTopicIds()}, as brokers do; without, as old metadata and most tests.
  */
-final class GroupSimulator {
+public final class GroupSimulator {
 
-    static final String GROUP = "group";
+    public static final String GROUP = "group";
     /** Metrics are JVM-wide per client id: each simulated group gets client ids of its own. */
     private static final java.util.concurrent.atomic.AtomicInteger GROUPS = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -57,9 +59,9 @@ final class GroupSimulator {
     private List<String> brokerRacks = List.of();
     private int generation;
     /** The leader's clock, for follow-up deadlines and forgetting: tests move it with {@code time.sleep(ms)}. */
-    final MockTime time = new MockTime(1_700_000_000_000L);
+    public final MockTime time = new MockTime(1_700_000_000_000L);
 
-    GroupSimulator(RebalanceProtocol protocol, Map<String, Object> settings) {
+  public   GroupSimulator(RebalanceProtocol protocol, Map<String, Object> settings) {
         this.protocol = protocol;
         this.settings = settings;
     }
@@ -98,9 +100,9 @@ final class GroupSimulator {
      * A stateful application's hooks: the test sets {@link #lags}; the callbacks are recorded.
      * {@link #warming} is the latest {@code onWarmup} set.
      */
-    static class ScriptedListener implements TaskStateListener {
-        final Map<TaskRef, Long> lags = new HashMap<>();
-        Set<TaskRef> warming = Set.of();
+    public static class ScriptedListener implements TaskStateListener {
+        public final Map<TaskRef, Long> lags = new HashMap<>();
+        public Set<TaskRef> warming = Set.of();
         final List<Set<TaskRef>> warmupCalls = new ArrayList<>();
         final List<Set<TaskRef>> dropCalls = new ArrayList<>();
 
@@ -129,7 +131,7 @@ final class GroupSimulator {
     }
 
     /** Sets a topic's partition count; a new topic gets a topic id when {@link #withTopicIds()}. */
-    GroupSimulator topic(String topic, int partitions) {
+    public GroupSimulator topic(String topic, int partitions) {
         partitionCounts.put(topic, partitions);
         if (withTopicIds && !topicIds.containsKey(topic)) {
             topicIds.put(topic, new Uuid(0x6B7363616C65L, nextTopicId++));
@@ -186,16 +188,16 @@ final class GroupSimulator {
         return member;
     }
 
-    void leave(String id) {
+    public void leave(String id) {
         members.remove(id);
     }
 
-    Member member(String id) {
+    public Member member(String id) {
         return members.get(id);
     }
 
     /** Rebalances until no member has to revoke and rejoin (COOPERATIVE needs two rounds for a move). */
-    int rebalanceUntilStable() {
+    public int rebalanceUntilStable() {
         for (int rounds = 1; rounds <= 5; rounds++) {
             if (!rebalance()) {
                 return rounds;
@@ -209,7 +211,7 @@ final class GroupSimulator {
      *
      * @return whether some member revoked partitions and would rejoin at once (COOPERATIVE)
      */
-    boolean rebalance() {
+    public boolean rebalance() {
         generation++;
         Map<String, Subscription> subscriptions = new HashMap<>();
         for (Member member : members.values()) {

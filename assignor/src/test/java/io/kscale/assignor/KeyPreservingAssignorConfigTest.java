@@ -3,8 +3,8 @@ package io.kscale.assignor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kscale.assignor.layout.CoPartitioning;
-import io.kscale.assignor.layout.ExpansionPolicy;
+import io.kscale.assignor.internals.layout.CoPartitioning;
+import io.kscale.assignor.internals.layout.ExpansionPolicy;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;

@@ -2,8 +2,8 @@ package io.kscale.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -2,14 +2,16 @@ package io.kscale.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.GroupSimulator.Member;
-import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.store.Deadline;
+import io.kscale.assignor.internals.store.LayoutStore;
+import io.kscale.assignor.internals.wire.AssignmentInfo;
+import io.kscale.assignor.internals.wire.MemberReport;
 import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -18,9 +20,9 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.RebalanceProt
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /** The assignor end to end through simulated rebalances, under both protocols. */
 class KeyPreservingAssignorTest {
@@ -287,7 +289,7 @@ class KeyPreservingAssignorTest {
                 Map.of(ORDERS, new MemberReport.TopicLags(4, Map.of(0, 0L, 2, 40_000L)),
                         "restored", new MemberReport.TopicLags(2, Map.of(1, 5L)))).encode();
         byte[] valid = Utils.toArray(good);
-        byte[] validAssignment = Utils.toArray(AssignmentInfo.encode(io.kscale.assignor.layout.LayoutCodec.encode(layout),
+        byte[] validAssignment = Utils.toArray(AssignmentInfo.encode(io.kscale.assignor.internals.layout.LayoutCodec.encode(layout),
                 layout, java.util.OptionalLong.of(1_700_000_000_000L), List.of(List.of(ORDERS)),
                 List.of(TaskRef.of(List.of(ORDERS), 4, 2)), AssignmentInfo.VERSION));
         for (int i = 0; i < 20_000; i++) {

@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.store.Deadline;
+import io.kscale.assignor.internals.store.LayoutStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

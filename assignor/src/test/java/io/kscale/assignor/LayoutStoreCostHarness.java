@@ -1,6 +1,10 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.store.Deadline;
+import io.kscale.assignor.internals.store.KafkaLayoutStore;
+import io.kscale.assignor.internals.store.LayoutPersistence;
+import io.kscale.assignor.internals.store.LayoutStore;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -46,7 +50,7 @@ import org.apache.kafka.common.utils.Time;
  * Run from the assignor module after {@code mvn -o -q -pl assignor test-compile}:
  * <pre>{@code
  * mvn -o -q -pl assignor dependency:build-classpath -Dmdep.outputFile=/tmp/cp.txt -Dmdep.includeScope=test
- * java -cp assignor/target/test-classes:assignor/target/classes:$(cat /tmp/cp.txt) io.kscale.assignor.LayoutStoreCostHarness
+ * java -cp assignor/target/test-classes:assignor/target/classes:$(cat /tmp/cp.txt) io.kscale.assignor.internals.store.LayoutStoreCostHarness
  * }</pre>
  */
 public final class LayoutStoreCostHarness {
@@ -219,7 +223,7 @@ public final class LayoutStoreCostHarness {
         private static final TopicPartition PARTITION = new TopicPartition("kscale-assignor-layouts", 0);
         private final List<ConsumerRecord<byte[], byte[]>> records = new java.util.ArrayList<>();
         private final byte[] value = KafkaLayoutStore.recordValue(GroupLayout.of(1,
-                List.of(io.kscale.assignor.layout.TopicLayout.of(ORDERS, 4, 4))));
+                List.of(io.kscale.assignor.internals.layout.TopicLayout.of(ORDERS, 4, 4))));
 
         void append(int count) {
             for (int i = 0; i < count; i++) {

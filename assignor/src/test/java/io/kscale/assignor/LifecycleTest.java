@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kscale.assignor.GroupSimulator.ScriptedListener;
+import io.kscale.assignor.internals.member.MemberLayouts;
+import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
 import java.time.Duration;

@@ -8,12 +8,12 @@ import org.apache.kafka.common.utils.Time;
  * {@link #set} puts it at an instant), as Kafka's own {@code MockTime}, which ships in a
  * kafka-clients test jar that Maven Central does not serve. Nothing sleeps.
  */
-final class MockTime implements Time {
+public final class MockTime implements Time {
 
     private long ms;
 
     /** @param startMs the wall-clock time it starts at, epoch ms */
-    MockTime(long startMs) {
+  public   MockTime(long startMs) {
         this.ms = startMs;
     }
 

@@ -2,8 +2,10 @@ package io.kscale.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.leader.PartitionOwners;
+import io.kscale.assignor.internals.wire.MemberReport;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;

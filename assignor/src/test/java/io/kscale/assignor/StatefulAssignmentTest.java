@@ -1,13 +1,14 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.layout.MessageFrame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.GroupSimulator.Member;
 import io.kscale.assignor.GroupSimulator.ScriptedListener;
-import io.kscale.assignor.layout.GroupLayout;
-import io.kscale.assignor.layout.LayoutCodec;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.LayoutCodec;
+import io.kscale.assignor.internals.layout.MessageFrame;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.wire.AssignmentInfo;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;

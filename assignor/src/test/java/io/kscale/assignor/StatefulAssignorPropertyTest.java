@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.GroupSimulator.Member;
 import io.kscale.assignor.GroupSimulator.ScriptedListener;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -3,7 +3,8 @@ package io.kscale.assignor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.KeyPreservingAssignorTest.InMemoryLayoutStore;
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.store.KafkaLayoutStore;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

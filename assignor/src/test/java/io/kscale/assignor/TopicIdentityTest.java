@@ -2,7 +2,9 @@ package io.kscale.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.layout.TopicLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.leader.TopicIds;
+import io.kscale.assignor.internals.wire.MemberReport;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -139,7 +141,7 @@ class TopicIdentityTest {
             if (idsAndStamps[m][1] >= 0) {
                 topic = topic.withMissingSince(idsAndStamps[m][1]);
             }
-            io.kscale.assignor.layout.GroupLayout reported = io.kscale.assignor.layout.GroupLayout.of(m,
+            io.kscale.assignor.internals.layout.GroupLayout reported = io.kscale.assignor.internals.layout.GroupLayout.of(m,
                     java.util.List.of(topic, TopicLayout.of("gone", 2, 2).withMissingSince(Long.MAX_VALUE)));
             subscriptions.put("m" + m, new org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription(
                     java.util.List.of(EVENTS), new MemberReport(m, Map.of(EVENTS, java.util.List.of(0, 1, 2)), reported).encode()));

@@ -1,7 +1,7 @@
 package io.kscale.lab;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /**
  * The {@code kscale-lab} command: real local Kafka clusters and the scenarios that measure

@@ -1,7 +1,7 @@
 package io.kscale.streams;
 
-import io.kscale.assignor.placement.ClientPlacement;
-import io.kscale.assignor.placement.Placement;
+import io.kscale.assignor.internals.placement.ClientPlacement;
+import io.kscale.assignor.internals.placement.Placement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,8 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
-import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsState;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;

@@ -1,6 +1,6 @@
 package io.kscale.streams;
 
-import io.kscale.assignor.placement.RestoreRateLearner;
+import io.kscale.assignor.internals.placement.RestoreRateLearner;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,9 +1,9 @@
 package io.kscale.streams;
 
-import io.kscale.assignor.placement.ClientDescription;
-import io.kscale.assignor.placement.PlacementRequest;
-import io.kscale.assignor.placement.PlacementSettings;
-import io.kscale.assignor.placement.TaskDescription;
+import io.kscale.assignor.internals.placement.ClientDescription;
+import io.kscale.assignor.internals.placement.PlacementRequest;
+import io.kscale.assignor.internals.placement.PlacementSettings;
+import io.kscale.assignor.internals.placement.TaskDescription;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,10 +1,10 @@
 package io.kscale.streams;
 
-import io.kscale.assignor.placement.Placement;
-import io.kscale.assignor.placement.PlacementEngine;
-import io.kscale.assignor.placement.PlacementOutcome;
-import io.kscale.assignor.placement.PlacementRequest;
-import io.kscale.assignor.placement.RestoreRateLearner;
+import io.kscale.assignor.internals.placement.Placement;
+import io.kscale.assignor.internals.placement.PlacementEngine;
+import io.kscale.assignor.internals.placement.PlacementOutcome;
+import io.kscale.assignor.internals.placement.PlacementRequest;
+import io.kscale.assignor.internals.placement.RestoreRateLearner;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,8 +14,8 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.apache.kafka.streams.errors.TaskAssignmentException;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
-import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor;

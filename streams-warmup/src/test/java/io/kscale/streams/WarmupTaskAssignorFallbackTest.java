@@ -13,11 +13,11 @@ import static io.kscale.streams.StreamsFixtures.state;
 import static io.kscale.streams.StreamsFixtures.tasks;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.placement.ClientDescription;
-import io.kscale.assignor.placement.PlacementEngine;
-import io.kscale.assignor.placement.PlacementRequest;
-import io.kscale.assignor.placement.PlacementSettings;
-import io.kscale.assignor.placement.TaskDescription;
+import io.kscale.assignor.internals.placement.ClientDescription;
+import io.kscale.assignor.internals.placement.PlacementEngine;
+import io.kscale.assignor.internals.placement.PlacementRequest;
+import io.kscale.assignor.internals.placement.PlacementSettings;
+import io.kscale.assignor.internals.placement.TaskDescription;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.HashMap;

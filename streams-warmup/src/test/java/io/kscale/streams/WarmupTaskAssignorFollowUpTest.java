@@ -15,7 +15,7 @@ import static io.kscale.streams.StreamsFixtures.tasks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.kscale.assignor.placement.PlacementEngine;
+import io.kscale.assignor.internals.placement.PlacementEngine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

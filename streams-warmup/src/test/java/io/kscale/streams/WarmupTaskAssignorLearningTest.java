@@ -11,7 +11,7 @@ import static io.kscale.streams.StreamsFixtures.task;
 import static io.kscale.streams.StreamsFixtures.tasks;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.placement.PlacementEngine;
+import io.kscale.assignor.internals.placement.PlacementEngine;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -1,7 +1,7 @@
 package io.kscale.lab.expansion;
 
-import java.time.Duration;
 import io.kscale.assignor.KeyPreservingAssignorConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -1,13 +1,13 @@
 package io.kscale.lab.placement;
 
-import io.kscale.assignor.placement.ClientDescription;
-import io.kscale.assignor.placement.ClientPlacement;
-import io.kscale.assignor.placement.Placement;
-import io.kscale.assignor.placement.PlacementEngine;
-import io.kscale.assignor.placement.PlacementRequest;
-import io.kscale.assignor.placement.PlacementSettings;
-import io.kscale.assignor.placement.RestoreRateLearner;
-import io.kscale.assignor.placement.TaskDescription;
+import io.kscale.assignor.internals.placement.ClientDescription;
+import io.kscale.assignor.internals.placement.ClientPlacement;
+import io.kscale.assignor.internals.placement.Placement;
+import io.kscale.assignor.internals.placement.PlacementEngine;
+import io.kscale.assignor.internals.placement.PlacementRequest;
+import io.kscale.assignor.internals.placement.PlacementSettings;
+import io.kscale.assignor.internals.placement.RestoreRateLearner;
+import io.kscale.assignor.internals.placement.TaskDescription;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

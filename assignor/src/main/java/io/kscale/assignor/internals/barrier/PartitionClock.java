@@ -1,0 +1,91 @@
+package io.kscale.assignor.internals.barrier;
+
+import io.kscale.assignor.ExpansionBarrier;
+import java.util.OptionalLong;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * What an {@link ExpansionBarrier} knows about one partition of a task that has two or more
+ * partitions on its consumer: the last record it delivered, and since when the partition has
+ * been behind without returning anything. (A held partition's next record is the head of the
+ * barrier's buffer for it.) Mutable, owned by one barrier on the poll thread.
+ */
+public final class PartitionClock {
+
+    private static final long NOT_BEHIND = Long.MIN_VALUE;
+
+    private final TopicPartition partition;
+    private boolean delivered;
+    private long deliveredTimestamp;
+    private long deliveredOffset = -1;
+    private long behindSince = NOT_BEHIND;
+
+    public PartitionClock(TopicPartition partition) {
+        this.partition = partition;
+    }
+
+    public TopicPartition partition() {
+        return partition;
+    }
+
+    /** @return whether a record of this partition was delivered since the barrier began tracking it */
+    public boolean hasDelivered() {
+        return delivered;
+    }
+
+    /** @return the timestamp of the last record delivered, or when it was fetched if that was earlier */
+    public long deliveredTimestamp() {
+        return deliveredTimestamp;
+    }
+
+    public long deliveredOffset() {
+        return deliveredOffset;
+    }
+
+    /**
+     * @param timestamp the record's timestamp, or when the barrier fetched it if earlier: a record
+     *                  stamped in the future says nothing about what the partition sends next
+     */
+    public void delivered(long offset, long timestamp) {
+        delivered = true;
+        deliveredOffset = offset;
+        deliveredTimestamp = timestamp;
+    }
+
+    /** The consumer went back to an offset already delivered (a seek or a reassignment): what was delivered says nothing now. */
+    public void rewound() {
+        delivered = false;
+        deliveredOffset = -1;
+    }
+
+    /**
+     * Notes what a merge saw of the partition: the silence of a partition that is behind (records
+     * left to read, or lag unknown) is timed from the first merge that saw it behind with nothing at
+     * hand, and ends when it brings records or is caught up.
+     *
+     * @param hasRecords whether the partition brought fetched or buffered records to this merge
+     */
+    public void observe(boolean hasRecords, OptionalLong lag, long nowMs) {
+        if (hasRecords || lag.isPresent() && lag.getAsLong() == 0) {
+            behindSince = NOT_BEHIND;
+        } else if (behindSince == NOT_BEHIND) {
+            behindSince = nowMs;
+        }
+    }
+
+    /** @return whether the partition is behind and has returned nothing since {@link #behindSince()} */
+    public boolean isBehind() {
+        return behindSince != NOT_BEHIND;
+    }
+
+    /** @return when the partition's current silence while behind began; only if {@link #isBehind()} */
+    public long behindSince() {
+        return behindSince;
+    }
+
+    @Override
+    public String toString() {
+        return partition + (delivered ? " delivered " + deliveredOffset + "@" + deliveredTimestamp : "")
+                + (isBehind() ? " behind since " + behindSince : "");
+    }
+}

@@ -1,0 +1,65 @@
+package io.kscale.assignor.internals.barrier;
+
+import io.kscale.assignor.ExpansionBarrier;
+import io.kscale.assignor.ExpansionBarrierConfig;
+
+/**
+ * Why an {@link ExpansionBarrier} let a record go before every sibling partition of its task had
+ * passed it: the bounds on its waits, each with its metric and the WARN it logs. Declared from
+ * the mildest to the most serious; a record released for several reasons counts under the last.
+ */
+public enum ReleaseCause {
+
+    /**
+     * Stamped later than the barrier fetched it, against caught-up siblings: grace counted from
+     * the fetch. Keeps the order of a producer whose clock runs ahead; signals that clock.
+     */
+    FUTURE_TIMESTAMP("future-timestamp-releases-total",
+            "Polls in which the expansion barrier returned a partition's records stamped later than it fetched them "
+                    + "(a producer clock running ahead, or an event time set by the application) once grace had passed "
+                    + "since the fetch, instead of once grace had passed since their timestamp.",
+            "it is stamped later than this consumer fetched it (a producer clock running ahead, or an event time set "
+                    + "by the application), so grace counted from the fetch; check the producers' clocks, or stamp "
+                    + "records when they are sent"),
+
+    /** A sibling with records left to read returned none for max hold: paused by the application, or not fetched. */
+    MAX_HOLD("max-hold-releases-total",
+            "Polls in which the expansion barrier returned a partition's records although a sibling partition of its "
+                    + "task had not passed them: the sibling had records left to read but returned none for "
+                    + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG + " (paused by the application, or not fetched).",
+            "the sibling has records left to read but returned none for " + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG
+                    + " (paused by the application, or its fetches fail); its records may come out of key order "
+                    + "when it returns them"),
+
+    /** A sibling whose lag is unknown returned nothing for max hold: its leader offline, or it does not exist. */
+    UNKNOWN_SIBLING_LAG("unknown-lag-releases-total",
+            "Polls in which the expansion barrier returned a partition's records although a sibling partition of its "
+                    + "task had not passed them: the sibling's lag was unknown and it returned nothing for "
+                    + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG + " (its leader offline, or it does not exist).",
+            "the sibling's lag has been unknown, and it returned nothing, for " + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG
+                    + " (its leader offline, or the partition does not exist); its records may come out of key order "
+                    + "when it returns them");
+
+    private final String metricName;
+    private final String metricDoc;
+    private final String explanation;
+
+    ReleaseCause(String metricName, String metricDoc, String explanation) {
+        this.metricName = metricName;
+        this.metricDoc = metricDoc;
+        this.explanation = explanation;
+    }
+
+    public String metricName() {
+        return metricName;
+    }
+
+    public String metricDoc() {
+        return metricDoc;
+    }
+
+    /** @return why the record went and what to check, for the WARN */
+    public String explanation() {
+        return explanation;
+    }
+}

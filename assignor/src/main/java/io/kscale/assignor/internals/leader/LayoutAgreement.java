@@ -1,0 +1,161 @@
+package io.kscale.assignor.internals.leader;
+
+import io.kscale.assignor.KeyPreservingAssignor;
+import io.kscale.assignor.KeyPreservingAssignorConfig;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.LayoutChange;
+import io.kscale.assignor.internals.layout.LayoutMerge;
+import io.kscale.assignor.internals.layout.LayoutUpdate;
+import io.kscale.assignor.internals.layout.MergeConflict;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.metrics.AssignorMetrics;
+import io.kscale.assignor.internals.store.KafkaLayoutStore;
+import io.kscale.assignor.internals.store.LayoutPersistence;
+import io.kscale.assignor.internals.store.LayoutStore;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.common.Cluster;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's second step (see {@link LeaderAssignment}): one layout from what the members and
+ * the store report, brought up to date with the metadata. Used once, for one {@code assign()}.
+ *
+ * <p>In order: merge the members' layouts; if a subscribed topic is in none of them (every member
+ * restarted), add what the {@link LayoutStore} holds; apply the metadata's partition counts and
+ * topic ids ({@link GroupLayout#withPartitionCounts(Map, Map, io.kscale.assignor.internals.layout.ExpansionPolicy,
+ * Map)}: a topic whose id changed is a new topic); then forget what has been gone for
+ * {@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG} ({@link GroupLayout#withLiveTopics}).
+ * Every change is logged and counted; the layout is stored unless the store is known to hold it
+ * already (an empty one as a tombstone, see {@link KafkaLayoutStore}), off the rebalance's thread,
+ * and retried at every rebalance until a save succeeds ({@link LayoutPersistence}).
+ *
+ * <p>Example: {@code events} was assigned with 8 partitions under id A; it is deleted and
+ * re-created with 4 under id B, and {@code clicks.0001}, deleted yesterday, is subscribed by
+ * nobody. The merge gives {@code events} T=8/8 id A and {@code clicks.0001} missing since
+ * yesterday; the metadata makes {@code events} RECREATED, T=4/4 id B (a WARN), and the grace
+ * period of 24 h having passed, {@code clicks.0001} is FORGOTTEN. The new layout is stored, and
+ * {@link #recreated()} names {@code events}, whose old owners the placement then ignores.
+ */
+public final class LayoutAgreement {
+
+    private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
+
+    private final LeaderSettings settings;
+    private final LayoutPersistence persistence;
+    private final AssignorMetrics metrics;
+    private final Set<String> recreated = new TreeSet<>();
+
+    public LayoutAgreement(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics) {
+        this.settings = settings;
+        this.persistence = persistence;
+        this.metrics = metrics;
+    }
+
+    /**
+     * @param reported the distinct layouts the members reported
+     * @param subscribed every topic some member subscribes to
+     * @param metadata the leader's view of the cluster
+     * @param nowMs the leader's clock, epoch ms
+     * @return the group's layout for this rebalance
+     */
+    public GroupLayout agree(Collection<GroupLayout> reported, Set<String> subscribed, Cluster metadata, long nowMs) {
+        List<GroupLayout> layouts = new ArrayList<>(reported);
+        LayoutMerge merge = GroupLayout.merge(layouts);
+        Map<String, Integer> counts = partitionCounts(subscribed, metadata);
+        if (counts.keySet().stream().anyMatch(topic -> merge.layout().topic(topic).isEmpty())) {
+            // The only store I/O on this thread, once per rebalance, within one budget (LayoutPersistence).
+            Optional<GroupLayout> stored = persistence.load();
+            if (stored.isPresent()) {
+                layouts.add(stored.get());
+                log.info("No member knew the layout of every subscribed topic; read epoch {} from the layout store",
+                        stored.get().epoch());
+            }
+        }
+        LayoutMerge merged = layouts.size() == reported.size() ? merge : GroupLayout.merge(layouts);
+        for (MergeConflict conflict : merged.conflicts()) {
+            log.warn(conflict.message());
+        }
+        LayoutUpdate update = merged.layout().withPartitionCounts(counts, TopicIds.of(metadata, counts.keySet()),
+                settings.expansionPolicy(), settings.taskCounts());
+        update.changes().forEach(change -> report(change, metadata));
+        LayoutUpdate retention = update.layout().withLiveTopics(liveTopics(update.layout(), subscribed, metadata),
+                nowMs, settings.layoutForgetAfterMs());
+        retention.changes().forEach(change -> report(change, metadata));
+        GroupLayout layout = retention.layout();
+        // Every rebalance, not only those that change the epoch: a save that failed is retried, and
+        // a new leader stores what it cannot know its predecessor stored (issue 11).
+        persistence.offer(layout);
+        return layout;
+    }
+
+    /** @return the topics re-created since the layout last saw them: their tasks have no prior owner */
+    public Set<String> recreated() {
+        return Collections.unmodifiableSet(recreated);
+    }
+
+    private void report(LayoutChange change, Cluster metadata) {
+        switch (change.kind()) {
+            case RECREATED:
+                recreated.add(change.topic());
+                metrics.topicRecreated();
+                log.warn("{} Its topic id is now {}.", change.message(), metadata.topicId(change.topic()));
+                break;
+            case FORGOTTEN:
+                metrics.topicForgotten();
+                log.info("{} (after {}={} ms)", change.message(), KeyPreservingAssignorConfig.LAYOUT_FORGET_AFTER_MS_CONFIG,
+                        settings.layoutForgetAfterMs());
+                break;
+            default:
+                if (change.kind().breaksAffinity()) {
+                    metrics.affinityBroken();
+                    log.error("{} Affinity of keys to consumers is broken for this topic only; the group goes on. To "
+                            + "avoid it, grow topics to a multiple of their task count, or declare the count in {}.",
+                            change.message(), KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG);
+                } else if (change.kind().changesLayout()) {
+                    log.info(change.message());
+                } else {
+                    log.warn(change.message());
+                }
+        }
+        if (change.kind().changesLayout()) {
+            metrics.layoutChanged();
+        }
+    }
+
+    /** Partition counts of the subscribed topics that the metadata knows. */
+    public static Map<String, Integer> partitionCounts(Set<String> subscribed, Cluster metadata) {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (String topic : subscribed) {
+            Integer count = metadata.partitionCountForTopic(topic);
+            if (count != null) {
+                counts.put(topic, count);
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * The layout's topics that are live: subscribed, or in the metadata. With explicit
+     * subscriptions the leader's metadata covers only the group's subscription, so a topic nobody
+     * subscribes to soon leaves it even if it still exists; with a pattern it covers every topic.
+     */
+    private static Set<String> liveTopics(GroupLayout layout, Set<String> subscribed, Cluster metadata) {
+        Set<String> live = new HashSet<>(subscribed);
+        for (TopicLayout topic : layout.topics()) {
+            if (metadata.partitionCountForTopic(topic.topic()) != null) {
+                live.add(topic.topic());
+            }
+        }
+        return live;
+    }
+}

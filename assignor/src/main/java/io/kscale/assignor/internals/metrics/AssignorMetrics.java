@@ -1,0 +1,237 @@
+package io.kscale.assignor.internals.metrics;
+
+import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.JmxReporter;
+import org.apache.kafka.common.metrics.KafkaMetricsContext;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.stats.CumulativeSum;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * The assignor's metrics, in JMX as {@code kscale.assignor:type=key-preserving-assignor,client-id=...}.
+ *
+ * <p>Why a registry of our own: Kafka 4.4 hands its own metrics registry to plug-ins that
+ * implement {@code Monitorable}, but not to partition assignors, and it never closes an assignor.
+ * So one JVM-wide registry with a JMX reporter ({@link Registry#SHARED}) serves every assignor
+ * instance, tagged by the consumer's {@code client.id}. A client's metrics are removed by
+ * {@link #close()}, which runs when its consumer closes ({@link ConsumerCloseWatch}); instances
+ * with the same client id share the metrics, which go when the last of them closes. The registry
+ * itself is closed when no client uses it, which unregisters its last MBean (Kafka's own
+ * {@code kafka-metrics-count}): nothing in the platform MBean server then refers to this class
+ * loader, so a redeployed application does not leak it. Before issue 11 every client id's metrics
+ * stayed for the life of the JVM, however many generated client ids came and went.
+ */
+public final class AssignorMetrics {
+
+    public static final String JMX_PREFIX = "kscale.assignor";
+    public static final String GROUP = "key-preserving-assignor";
+
+    private final Registry registry;
+    private final Metrics metrics;
+    private final String clientId;
+    private final Map<String, String> tags;
+    private final List<Sensor> sensors = new ArrayList<>();
+    private final List<MetricName> gauges = new ArrayList<>();
+    private final Sensor assignments;
+    private final Sensor affinityBreaks;
+    private final Sensor layoutChanges;
+    private final Sensor malformedUserData;
+    private final Sensor withheldPartitions;
+    private final Sensor movedTasks;
+    private final Sensor layoutStoreLoads;
+    private final Sensor layoutStoreFailures;
+    private final Sensor topicsRecreated;
+    private final Sensor topicsForgotten;
+    private volatile long layoutEpoch;
+    /** When this member last stored the layout, epoch ms; -1 before its first successful save. */
+    private volatile long lastStoreSuccessMs = -1;
+    /** The clock of {@link #lastStoreSuccessMs}: the leader's. */
+    private volatile Time storeClock = Time.SYSTEM;
+    private boolean closed;
+
+    /** Metrics in the JVM-wide registry, in JMX. */
+    public AssignorMetrics(String clientId) {
+        this(Registry.SHARED, clientId);
+    }
+
+    public AssignorMetrics(Registry registry, String clientId) {
+        this.registry = registry;
+        this.metrics = registry.acquire(clientId);
+        this.clientId = clientId;
+        this.tags = Map.of("client-id", clientId);
+        this.assignments = counter("assignments-total", "Rebalances this member computed as group leader.");
+        this.affinityBreaks = counter("affinity-breaks-total", "Topics that grew to a partition count that is not a "
+                + "multiple of their task count (or got another declared count): some keys moved to another task.");
+        this.layoutChanges = counter("layout-changes-total", "Topic layouts added or changed by this leader.");
+        this.malformedUserData = counter("malformed-user-data-total", "Subscriptions whose userData was not a "
+                + "kscale member report (another assignor's, another version's with a broken frame, or corrupt); ignored.");
+        this.withheldPartitions = counter("withheld-partitions-total", "Partitions held back for one rebalance because "
+                + "another member still owned them (COOPERATIVE: revoke first, assign in the follow-up rebalance).");
+        this.movedTasks = counter("moved-tasks-total", "Tasks given to a member other than their prior owner.");
+        this.layoutStoreLoads = counter("layout-store-loads-total", "Times the leader read the durable layout store "
+                + "because no member knew the layout of a subscribed topic.");
+        this.layoutStoreFailures = counter("layout-store-failures-total", "Loads and saves of the durable layout store "
+                + "that failed (timeout, missing ACL, unreachable brokers, a stored value that is not a layout). A "
+                + "failed save is retried at the next rebalance; until one succeeds, a full restart of the group may "
+                + "move keys of expanded topics.");
+        this.topicsRecreated = counter("topics-recreated-total", "Topics whose topic id changed under a known name "
+                + "(deleted and re-created): each got a fresh layout.");
+        this.topicsForgotten = counter("topics-forgotten-total", "Topic layouts forgotten because no member "
+                + "subscribed to the topic and the metadata lacked it for kscale.assignor.layout.forget.after.ms.");
+        gauge("layout-epoch", "Epoch of the group layout this member knows.", (config, now) -> layoutEpoch);
+        gauge("layout-store-last-success-age-ms", "Milliseconds since this member, as leader, last stored the layout "
+                + "(-1 if it has not yet). Saves happen when the layout changes or a save is due again, so a large "
+                + "age is normal in a stable group; together with layout-store-failures-total it tells how long the "
+                + "store has been behind.", (config, now) -> {
+                    long last = lastStoreSuccessMs;
+                    return last < 0 ? -1L : Math.max(0, storeClock.milliseconds() - last);
+                });
+    }
+
+    /** Metrics kept in a registry of their own, outside JMX: for an assignor that is not configured yet. */
+    public static AssignorMetrics detached() {
+        return new AssignorMetrics(new Registry(null), "");
+    }
+
+    private Sensor counter(String name, String doc) {
+        Sensor sensor = metrics.sensor(GROUP + ":" + name + ":" + clientId);
+        MetricName metricName = metrics.metricName(name, GROUP, doc, tags);
+        if (metrics.metric(metricName) == null) {
+            sensor.add(metricName, new CumulativeSum());
+        }
+        sensors.add(sensor);
+        return sensor;
+    }
+
+    private void gauge(String name, String doc, Gauge<Long> gauge) {
+        MetricName metricName = metrics.metricName(name, GROUP, doc, tags);
+        metrics.removeMetric(metricName);
+        metrics.addMetric(metricName, gauge);
+        gauges.add(metricName);
+    }
+
+    public void assignmentComputed() {
+        assignments.record();
+    }
+
+    public void affinityBroken() {
+        affinityBreaks.record();
+    }
+
+    public void layoutChanged() {
+        layoutChanges.record();
+    }
+
+    public void malformedUserData(int count) {
+        malformedUserData.record(count);
+    }
+
+    public void withheld(int partitions) {
+        withheldPartitions.record(partitions);
+    }
+
+    public void moved(int tasks) {
+        movedTasks.record(tasks);
+    }
+
+    public void layoutStoreLoaded() {
+        layoutStoreLoads.record();
+    }
+
+    public void layoutStoreFailed() {
+        layoutStoreFailures.record();
+    }
+
+    public void layoutStoreSaved(Time clock) {
+        storeClock = clock;
+        lastStoreSuccessMs = clock.milliseconds();
+    }
+
+    public void topicRecreated() {
+        topicsRecreated.record();
+    }
+
+    public void topicForgotten() {
+        topicsForgotten.record();
+    }
+
+    public void layoutEpoch(long epoch) {
+        layoutEpoch = epoch;
+    }
+
+    /** The current value of one of this client's metrics (tests). */
+    public double value(String name) {
+        return ((Number) metrics.metric(metrics.metricName(name, GROUP, tags)).metricValue()).doubleValue();
+    }
+
+    /**
+     * Removes this client's metrics, unless another instance with its client id still uses them,
+     * and releases the registry. Recording afterwards is harmless and invisible. Idempotent.
+     */
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        registry.release(clientId, () -> {
+            sensors.forEach(sensor -> metrics.removeSensor(sensor.name()));
+            gauges.forEach(metrics::removeMetric);
+        });
+    }
+
+    /**
+     * A metrics registry shared by assignors and barriers, and closed when the last of them is:
+     * counts its users per name (an assignor's client id; {@code expansion-barrier:<client id>}
+     * for a barrier), so that a client's metrics go when its last instance of that kind closes.
+     */
+    public static final class Registry {
+
+        /** The JVM-wide registry, in JMX under {@value #JMX_PREFIX}. */
+        public static final Registry SHARED = new Registry(JMX_PREFIX);
+
+        private final String jmxPrefix;
+        private final Map<String, Integer> users = new HashMap<>();
+        private Metrics metrics;
+
+        /** @param jmxPrefix the JMX domain, or null for a registry outside JMX */
+        public Registry(String jmxPrefix) {
+            this.jmxPrefix = jmxPrefix;
+        }
+
+        public synchronized Metrics acquire(String user) {
+            if (metrics == null) {
+                metrics = jmxPrefix == null ? new Metrics() : new Metrics(new MetricConfig(),
+                        List.of(new JmxReporter()), Time.SYSTEM, new KafkaMetricsContext(jmxPrefix));
+            }
+            users.merge(user, 1, Integer::sum);
+            return metrics;
+        }
+
+        /** @param remove removes the user's metrics; run if this was the last user of that name */
+        public synchronized void release(String user, Runnable remove) {
+            Integer left = users.computeIfPresent(user, (name, count) -> count > 1 ? count - 1 : null);
+            if (left == null) {
+                remove.run();
+            }
+            if (users.isEmpty() && metrics != null) {
+                metrics.close();
+                metrics = null;
+            }
+        }
+
+        /** @return whether the registry is open (tests) */
+        public synchronized boolean isOpen() {
+            return metrics != null;
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package io.kscale.assignor.internals.store;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the layout topic for {@link KafkaLayoutStore}, incrementally: it keeps its consumer, the
+ * consumer's position and the group's newest record between loads, so each load reads only the
+ * records appended since the last one. Before issue 11 every load created a consumer and read
+ * the whole topic from offset 0 (every group's records since the last compaction, and compaction
+ * skips the active segment, up to a day of them).
+ *
+ * <p>Example: the topic holds {@code [0] g1, [1] g2, [2] g1}. The first load for {@code g1}
+ * reads offsets 0-2 and keeps record 2. Then {@code [3] g2, [4] g1} are appended: the next load
+ * reads offsets 3-4 only and keeps record 4. Were the topic deleted and created again (its end
+ * offset below the position), the reader starts over from the beginning.
+ *
+ * <p>The consumer is unsubscribed ({@code assign()}, no group, no committed offsets) and has no
+ * thread of its own: between loads it holds an idle connection at most, which the broker closes
+ * after {@code connections.max.idle.ms}. A read that times out keeps what it read (the position
+ * and the newest record stay consistent); any other failure closes the consumer, and the next
+ * load starts over.
+ *
+ * <p>Threads: one at a time (its methods are synchronized): the leader's {@code assign()}, and
+ * the thread that closes the consumer.
+ */
+public final class LayoutTopicReader {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaLayoutStore.class);
+
+    private final TopicPartition partition;
+    private final List<TopicPartition> partitions;
+    private final byte[] key;
+    private final Supplier<Consumer<byte[], byte[]>> consumers;
+
+    private Consumer<byte[], byte[]> consumer;
+    /** The group's newest record among those read, or null. */
+    private ConsumerRecord<byte[], byte[]> latest;
+    private long recordsRead;
+
+    /**
+     * @param partition the topic's only partition
+     * @param key the group's record key
+     * @param consumers creates the consumer, at the first read and after a failure
+     */
+    public LayoutTopicReader(TopicPartition partition, byte[] key, Supplier<Consumer<byte[], byte[]>> consumers) {
+        this.partition = partition;
+        this.partitions = List.of(partition);
+        this.key = key.clone();
+        this.consumers = consumers;
+    }
+
+    /**
+     * Reads up to the partition's end offset as of now.
+     *
+     * @param deadline when to give up
+     * @return the group's newest record, null if it has none or the topic does not exist
+     * @throws TimeoutException if the deadline passed first
+     * @throws RuntimeException what the consumer threw; call {@link #reset} then
+     */
+    public synchronized ConsumerRecord<byte[], byte[]> readLatest(Deadline deadline) {
+        if (consumer == null) {
+            consumer = consumers.get();
+        }
+        List<PartitionInfo> infos = consumer.partitionsFor(partition.topic(), deadline.remaining());
+        if (infos == null || infos.isEmpty()) {
+            if (!consumer.assignment().isEmpty()) {
+                consumer.unsubscribe(); // the topic was deleted: should it come back, read it from the start
+            }
+            latest = null;
+            return null;
+        }
+        if (consumer.assignment().isEmpty()) {
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            latest = null;
+        }
+        long end = consumer.endOffsets(partitions, deadline.remaining()).get(partition);
+        long position = consumer.position(partition, deadline.remaining());
+        if (end < position) {
+            log.info("The layout topic {} ends at offset {}, before the {} read already: it was re-created; reading it "
+                    + "from the beginning", partition.topic(), end, position);
+            consumer.seekToBeginning(partitions);
+            latest = null;
+            position = consumer.position(partition, deadline.remaining());
+        }
+        while (position < end) {
+            if (deadline.passed()) {
+                throw new TimeoutException("read up to offset " + position + " of " + end);
+            }
+            // Records past `end` (appended meanwhile) count too: they are newer, and the position moves past them.
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(deadline.remaining())) {
+                recordsRead++;
+                if (Arrays.equals(key, record.key())) {
+                    latest = record;
+                }
+            }
+            position = consumer.position(partition, deadline.remaining());
+        }
+        return latest;
+    }
+
+    /** @return records read since this reader was created (tests, and the cost harness) */
+    public synchronized long recordsRead() {
+        return recordsRead;
+    }
+
+    /**
+     * Closes the consumer and forgets what was read; the next read starts over.
+     *
+     * @param timeout the longest the close may block
+     */
+    public synchronized void reset(Duration timeout) {
+        Consumer<byte[], byte[]> closing = consumer;
+        consumer = null;
+        latest = null;
+        if (closing != null) {
+            try {
+                closing.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(timeout));
+            } catch (RuntimeException e) {
+                log.debug("Closing the layout store's consumer for topic {} failed", partition.topic(), e);
+            }
+        }
+    }
+}

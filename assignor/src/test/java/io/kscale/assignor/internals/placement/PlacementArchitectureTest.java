@@ -1,0 +1,41 @@
+package io.kscale.assignor.internals.placement;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the placement engine pure, as Kafka's {@code checkstyle/import-control.xml} keeps its
+ * modules apart: the Kafka Streams assignor and the consumer assignor translate Kafka's types,
+ * the engine never sees them. A plain JUnit test over ArchUnit's API, so it runs on the Jupiter
+ * engine like every other test here.
+ */
+class PlacementArchitectureTest {
+
+    private static final JavaClasses ENGINE = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.kscale.assignor.internals.placement");
+
+    @Test
+    void shouldNotDependOnKafka() {
+        ArchRule rule = noClasses().that().resideInAPackage("io.kscale.assignor.internals.placement..")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.kafka..")
+                .because("the placement engine is pure: adapters translate Kafka's types");
+        rule.check(ENGINE);
+    }
+
+    @Test
+    void shouldNotDependOnLoggingOrTheRestOfKscale() {
+        ArchRule rule = noClasses().that().resideInAPackage("io.kscale.assignor.internals.placement..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.slf4j..", "io.kscale.assignor",
+                        "io.kscale.assignor.internals.leader..", "io.kscale.assignor.internals.wire..",
+                        "io.kscale.assignor.internals.store..", "io.kscale.assignor.internals.member..",
+                        "io.kscale.assignor.internals.barrier..", "io.kscale.assignor.internals.metrics..")
+                .because("the engine returns values; its callers log and adapt");
+        rule.check(ENGINE);
+    }
+}

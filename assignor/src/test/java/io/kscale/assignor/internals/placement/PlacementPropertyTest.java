@@ -1,0 +1,175 @@
+package io.kscale.assignor.internals.placement;
+
+import static io.kscale.assignor.internals.placement.PlacementFixtures.activeOwners;
+import static io.kscale.assignor.internals.placement.PlacementFixtures.converge;
+import static io.kscale.assignor.internals.placement.PlacementFixtures.place;
+import static io.kscale.assignor.internals.placement.PlacementFixtures.totalMoves;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kscale.assignor.internals.placement.PlacementFixtures.Round;
+import io.kscale.assignor.internals.placement.RandomRequests.Shape;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * Properties of the engine over random requests ({@link RandomRequests}): the hard constraints
+ * always hold, the output depends only on the request, repeated rounds converge within the
+ * stated bound, and a joining client moves only its share. Seeded: jqwik prints the falsified
+ * arguments and its {@code seed}; rerun with {@code @Property(seed = "<seed>")} on the method, or
+ * rebuild the request with {@code RandomRequests.generate(seed, clients, tasks, settings, shape)}
+ * from the printed arguments. jqwik also retries the last failing sample first
+ * ({@code after-failure = SAMPLE_FIRST}, database in {@code target/jqwik-database}).
+ */
+class PlacementPropertyTest {
+
+    @Provide
+    Arbitrary<PlacementSettings> settings() {
+        return Combinators.combine(
+                Arbitraries.of(0L, 100L, 10_000L),
+                Arbitraries.integers().between(0, 4),
+                Arbitraries.integers().between(0, 3),
+                Arbitraries.of(0L, 1_000L)
+        ).as((lag, warmups, standbys, rate) -> PlacementSettings.builder().acceptableRecoveryLag(lag).maxWarmups(warmups)
+                .standbyCount(standbys).restoreRecordsPerSecond(rate).probingInterval(Duration.ofMinutes(1)).build());
+    }
+
+    @Provide
+    Arbitrary<PlacementSettings> settingsWithWarmups() {
+        return settings().filter(settings -> settings.maxWarmups() > 0);
+    }
+
+    @Property(tries = 400)
+    void constraintsAlwaysHold(@ForAll long seed, @ForAll @IntRange(min = 0, max = 7) int clients,
+                               @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settings") PlacementSettings settings) {
+        place(RandomRequests.generate(seed, clients, tasks, settings, Shape.ANYTHING));
+    }
+
+    @Property(tries = 200)
+    void theSameRequestGivesTheSamePlacementWhateverTheInputOrder(
+            @ForAll long seed, @ForAll @IntRange(min = 0, max = 7) int clients,
+            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settings") PlacementSettings settings) {
+        PlacementRequest request = RandomRequests.generate(seed, clients, tasks, settings, Shape.ANYTHING);
+        List<TaskDescription> shuffledTasks = new ArrayList<>(request.tasks());
+        List<ClientDescription> shuffledClients = new ArrayList<>(request.clients());
+        Collections.shuffle(shuffledTasks, new java.util.Random(seed + 1));
+        Collections.shuffle(shuffledClients, new java.util.Random(seed + 2));
+
+        Placement first = place(request);
+
+        assertThat(place(request)).isEqualTo(first);
+        assertThat(place(PlacementRequest.of(shuffledTasks, shuffledClients, settings))).isEqualTo(first);
+    }
+
+    /**
+     * The bound of the engine's class comment: tasks of equal weight (any capacities, groups,
+     * racks, partial lags, owners that left), {@code m} pending moves after the first placement
+     * and {@code w >= 1} warmups: at most {@code ceil(m / w) + 2} placements until one returns
+     * its own input, which is then balanced, and the same again when repeated; one more when the
+     * first placement runs a task active on a client that must restore it (an orphan), whose
+     * warmups then wait a round.
+     */
+    @Property(tries = 300)
+    void convergesWithinTheBoundWhenWeightsAreEqual(
+            @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int clients,
+            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
+        PlacementRequest request = RandomRequests.generate(seed, clients, tasks, settings, Shape.EQUAL_WEIGHTS);
+        Placement first = place(request);
+
+        assertConvergesBalancedAndStable(request, ceilDiv(first.pendingMoves(), settings.maxWarmups()) + 2
+                + (restoresAnActive(request, first) ? 1 : 0));
+    }
+
+    /**
+     * Unequal weights take the greedy path ({@code GreedyBalancer}), which may re-plan after
+     * moves complete: {@code ceil(m / w) + 2} is exceeded by 1 to 3 placements in about 1% of
+     * random requests. Checked here: it still converges, within twice that, which held in 15,000
+     * random runs. A guard against livelock, not a proved bound.
+     */
+    @Property(tries = 300)
+    void convergesWhenWeightsDifferToo(
+            @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int clients,
+            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
+        PlacementRequest request = RandomRequests.generate(seed, clients, tasks, settings, Shape.ANYTHING);
+        int pending = place(request).pendingMoves();
+
+        assertConvergesBalancedAndStable(request, 2 * (ceilDiv(pending, settings.maxWarmups()) + 2));
+    }
+
+    private static void assertConvergesBalancedAndStable(PlacementRequest request, int bound) {
+        List<Round> rounds = converge(request, bound);
+
+        Round last = rounds.get(rounds.size() - 1);
+        boolean anyCapacity = request.clients().stream().anyMatch(client -> client.capacity() > 0);
+        assertThat(last.placement().outcome())
+                .isEqualTo(anyCapacity || request.tasks().isEmpty() ? PlacementOutcome.COMPLETE : PlacementOutcome.NO_CAPACITY);
+        PlacementInvariants.assertBalanced(last.request(), last.placement());
+        assertThat(place(last.request())).as("stable under a repeated identical input").isEqualTo(last.placement());
+    }
+
+    /**
+     * From a balanced, stable placement of {@code n} clients (weight 1, capacity 1), one client
+     * joins. Until the next stable placement, stateful tasks move no more than the newcomer's
+     * share {@code s = ceil(stateful / (n + 1))}, each once. Stateless tasks move their share
+     * {@code ceil(stateless / (n + 1))}, plus at most two moves per stateful task that waits for
+     * its warmup: one to even the load meanwhile, one back when the stateful task arrives (even
+     * load ranks above fewest movements).
+     */
+    @Property(tries = 200)
+    void aJoiningClientMovesOnlyItsShare(
+            @ForAll long seed, @ForAll @IntRange(min = 1, max = 6) int clients,
+            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
+        PlacementRequest start = RandomRequests.generate(seed, clients, tasks, settings, Shape.UNIFORM);
+        List<Round> settle = converge(start, 40);
+        PlacementRequest stable = settle.get(settle.size() - 1).request();
+        List<ClientDescription> withNewcomer = new ArrayList<>(stable.clients());
+        withNewcomer.add(ClientDescription.builder("newcomer").build());
+        PlacementRequest joined = PlacementRequest.of(stable.tasks(), withNewcomer, settings);
+
+        List<Round> rounds = converge(joined, 40);
+
+        Map<String, String> before = activeOwners(settle.get(settle.size() - 1).placement());
+        Set<String> stateful = stable.tasks().stream().filter(TaskDescription::isStateful).map(TaskDescription::id)
+                .collect(Collectors.toSet());
+        int statefulShare = ceilDiv(stateful.size(), clients + 1);
+        int statelessShare = ceilDiv(tasks - stateful.size(), clients + 1);
+        int statefulMoves = totalMoves(before, rounds, stateful::contains);
+        int statelessMoves = totalMoves(before, rounds, task -> !stateful.contains(task));
+        String context = String.format("%d stateful and %d stateless tasks, %d clients", stateful.size(),
+                tasks - stateful.size(), clients);
+        assertThat(statefulMoves).as("stateful moves, %s", context).isLessThanOrEqualTo(statefulShare);
+        assertThat(statelessMoves).as("stateless moves, %s", context)
+                .isLessThanOrEqualTo(statelessShare + 2 * Math.min(statefulShare, tasks - stateful.size()));
+        PlacementInvariants.assertBalanced(rounds.get(rounds.size() - 1).request(), rounds.get(rounds.size() - 1).placement());
+    }
+
+    /** @return whether some client runs an active stateful task it is more than the acceptable lag behind on */
+    private static boolean restoresAnActive(PlacementRequest request, Placement placement) {
+        Set<String> stateful = request.tasks().stream().filter(TaskDescription::isStateful).map(TaskDescription::id)
+                .collect(Collectors.toSet());
+        for (ClientDescription client : request.clients()) {
+            for (String task : placement.client(client.id()).active()) {
+                long lag = client.lag(task).orElse(client.priorActive().contains(task) ? 0 : Long.MAX_VALUE);
+                if (stateful.contains(task) && lag > request.settings().acceptableRecoveryLag()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static int ceilDiv(int x, int y) {
+        return (x + y - 1) / y;
+    }
+}
