@@ -50,6 +50,8 @@ class WarmupScaleOutIT {
 
         assertThat(runs).hasSize(ScaleOutPeer.values().length);
         ScaleOutRun kscale = runs.stream().filter(run -> run.peer() == ScaleOutPeer.KSCALE).findFirst().orElseThrow();
+        log.info("{} active restorations after the scale-out:\n{}", kscale.peer().label(),
+                kscale.restores().stream().map(ActiveRestore::toString).collect(Collectors.joining("\n")));
         assertThat(kscale.problems()).as("problems").isEmpty();
         assertThat(kscale.restores()).as("active restorations after the scale-out")
                 .allSatisfy(restore -> {
