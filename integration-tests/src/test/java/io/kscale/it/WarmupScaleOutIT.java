@@ -20,12 +20,13 @@ import org.slf4j.LoggerFactory;
  * KIP-441's problem on real brokers: 3 brokers; a Kafka Streams application counting 20,000 keys
  * (and keeping each key's latest 200-byte value) over 6 partitions runs on one instance until it
  * has processed a preload of 100,000 records; then, while a producer writes 500 records/s, two
- * instances join. WarmupTaskAssignor gets {@code kscale.warmup.restore.records.per.second=5000}
- * (the scenario's default), so its follow-ups come after the predicted catch-up rather than the
- * probing interval. With WarmupTaskAssignor no active task waits for more than
- * {@code acceptable.recovery.lag} records of restore after the scale-out (every move goes to a
- * caught-up warmup), the instances end with 2 tasks each within the balance timeout, and every
- * key's count is right. Kafka's default (HighAvailabilityTaskAssignor) and its KIP-924
+ * instances join. WarmupTaskAssignor runs as it ships, without
+ * {@code kscale.warmup.restore.records.per.second} (the scenario's default): the group leader
+ * learns each instance's restore rate (a measuring follow-up first), so its follow-ups come after
+ * the predicted catch-up rather than the probing interval. With WarmupTaskAssignor no active task
+ * waits for more than {@code acceptable.recovery.lag} records of restore after the scale-out
+ * (every move goes to a caught-up warmup), the instances end with 2 tasks each within the balance
+ * timeout, and every key's count is right. Kafka's default (HighAvailabilityTaskAssignor) and its KIP-924
  * StickyTaskAssignor run in the same test on the same cluster, side by side, for the record
  * (printed, not asserted).
  *
@@ -42,12 +43,15 @@ class WarmupScaleOutIT {
     @Test
     void shouldScaleOutFromOneToThreeInstancesWithoutRestoringAnActiveTask(KafkaCluster cluster) {
         ScaleOutSettings settings = ScaleOutSettings.defaults();
+        assertThat(settings.restoreRecordsPerSecond()).as("restore rate unset: the leader learns it").isZero();
         List<ScaleOutRun> runs = new ScaleOutScenario(settings).runOn(cluster.clientProperties());
         log.info("Scale-out 1 -> 3 instances, 6 tasks, while writing 500 records/s:\n{}\n{}",
                 ScaleOutReport.table(runs), runs.stream().map(ScaleOutRun::toString).collect(Collectors.joining("\n")));
 
         assertThat(runs).hasSize(ScaleOutPeer.values().length);
         ScaleOutRun kscale = runs.stream().filter(run -> run.peer() == ScaleOutPeer.KSCALE).findFirst().orElseThrow();
+        log.info("{} active restorations after the scale-out:\n{}", kscale.peer().label(),
+                kscale.restores().stream().map(ActiveRestore::toString).collect(Collectors.joining("\n")));
         assertThat(kscale.problems()).as("problems").isEmpty();
         assertThat(kscale.restores()).as("active restorations after the scale-out")
                 .allSatisfy(restore -> {

@@ -87,11 +87,11 @@ final class ScaleOutCommand implements Callable<Integer> {
             description = "Streams' probing.rebalance.interval.ms in seconds, at least 60 (default: ${DEFAULT-VALUE}).")
     private long probingIntervalSeconds;
 
-    @Option(names = "--restore-rate", defaultValue = "5000", paramLabel = "RECORDS_PER_SEC",
-            description = "kscale.warmup.restore.records.per.second for WarmupTaskAssignor (the others ignore it): how"
-                    + " fast an instance restores, to predict when a warmup has caught up; 0 = unset: the group leader"
-                    + " learns each instance's rate from the lags it sees, as WarmupTaskAssignor does by default"
-                    + " (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--restore-rate", defaultValue = "0", paramLabel = "RECORDS_PER_SEC",
+            description = "kscale.warmup.restore.records.per.second for WarmupTaskAssignor (the others ignore it): one"
+                    + " restore rate for every instance, to predict when a warmup has caught up, overriding what the"
+                    + " group leader learns; 0 = unset: the leader learns each instance's rate from the lags it sees,"
+                    + " as WarmupTaskAssignor does by default (default: ${DEFAULT-VALUE}).")
     private long restoreRate;
 
     @Option(names = "--kill-during-warmup",
@@ -165,10 +165,11 @@ final class ScaleOutCommand implements Callable<Integer> {
                         + " instance (exactly-once, one thread); then %d records/s while %d instances join."
                         + " acceptable.recovery.lag %d, max.warmup.replicas %d, probing.rebalance.interval.ms %d,"
                         + " no standbys, group.protocol classic, session.timeout.ms %d; kscale.warmup.restore.records"
-                        + ".per.second %d for kscale; %sbalance awaited for %d s and held for %d s; assignors run %s.",
+                        + ".per.second %s for kscale; %sbalance awaited for %d s and held for %d s; assignors run %s.",
                 s.partitions(), s.keys(), s.preloadRecords(), s.valueBytes(), s.recordsPerSecond(),
                 s.instances() - 1, s.acceptableRecoveryLag(), s.maxWarmupReplicas(), s.probingInterval().toMillis(),
-                s.sessionTimeout().toMillis(), s.restoreRecordsPerSecond(),
+                s.sessionTimeout().toMillis(),
+                s.restoreRecordsPerSecond() > 0 ? String.valueOf(s.restoreRecordsPerSecond()) : "unset (learned)",
                 s.killWarmingInstance() ? "the first joining instance seen warming up is killed; " : "",
                 s.balanceTimeout().toSeconds(), s.stableFor().toSeconds(),
                 s.parallel() ? "side by side" : "one after the other");

@@ -194,12 +194,12 @@ public final class ScaleOutRun {
     @Override
     public String toString() {
         return String.format(Locale.ROOT, "%s: %s; final actives %s; active restoring %.1f s (%d restorations, at most"
-                        + " %d records); %d warmups; %d rebalances; %.0f-%.0f records/s (input %d), backlog up to %d;"
-                        + " counts: %s; problems %s", peer.label(),
+                        + " %d records to restore, %d restored in all); %d warmups; %d rebalances; %.0f-%.0f records/s"
+                        + " (input %d), backlog up to %d; counts: %s; problems %s", peer.label(),
                 balancedAfter.isPresent() ? String.format(Locale.ROOT, "balanced after %.1f s", balancedAfter.getAsDouble())
                         : String.format(Locale.ROOT, "not balanced within %.0f s", balanceTimeoutSeconds),
-                finalActives, activeRestoreSeconds(), restores.size(), maxRecordsToRestore(), warmupsStarted,
-                rebalances, minRecordsPerSecond(), meanRecordsPerSecond(), recordsPerSecond, maxBacklog(), counts,
+                finalActives, activeRestoreSeconds(), restores.size(), maxRecordsToRestore(), recordsRestoredByActives(),
+                warmupsStarted, rebalances, minRecordsPerSecond(), meanRecordsPerSecond(), recordsPerSecond, maxBacklog(), counts,
                 problems) + kill.map(k -> "; " + k).orElse("");
     }
 }

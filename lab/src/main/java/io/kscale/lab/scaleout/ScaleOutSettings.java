@@ -15,7 +15,8 @@ import java.util.Objects;
  * (the store keeps each key's count and latest value: about 4 MB live and 23 MB of changelog),
  * 500 records/s while instances join, {@code acceptable.recovery.lag} 1,000,
  * {@code max.warmup.replicas} 2, {@code probing.rebalance.interval.ms} 60,000 (its minimum),
- * balance within 150 s and held for 5 s, peers run side by side.
+ * balance within 150 s and held for 5 s, peers run side by side, no
+ * {@code kscale.warmup.restore.records.per.second} (WarmupTaskAssignor learns the rates).
  */
 public final class ScaleOutSettings {
 
@@ -166,7 +167,8 @@ public final class ScaleOutSettings {
 
     /**
      * @return {@code kscale.warmup.restore.records.per.second} given to every instance (only
-     *     WarmupTaskAssignor reads it); 0 leaves it unset
+     *     WarmupTaskAssignor reads it); 0 (the default) leaves it unset, so the group leader learns
+     *     each instance's rate
      */
     public long restoreRecordsPerSecond() {
         return restoreRecordsPerSecond;
@@ -194,10 +196,10 @@ public final class ScaleOutSettings {
         private Path workDir = Path.of("target", "kscale-scale-out");
         private boolean killWarmingInstance;
         /**
-         * Below what one instance restores here (a whole 12,000-record changelog took well under a
-         * second): follow-ups come after the predicted catch-up, at least 10 s, not the probing interval.
+         * Unset, as WarmupTaskAssignor ships: the group leader learns each instance's restore rate
+         * (a measuring follow-up first, then follow-ups after the predicted catch-up, at least 10 s).
          */
-        private long restoreRecordsPerSecond = 5_000;
+        private long restoreRecordsPerSecond;
         /** Kafka's default. */
         private Duration sessionTimeout = Duration.ofSeconds(45);
 

@@ -21,7 +21,7 @@ class ScaleOutSettingsTest {
         assertThat(settings.maxWarmupReplicas()).isEqualTo(2);
         assertThat(settings.probingInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(settings.parallel()).isTrue();
-        assertThat(settings.restoreRecordsPerSecond()).isEqualTo(5_000);
+        assertThat(settings.restoreRecordsPerSecond()).as("unset: WarmupTaskAssignor learns the rates").isZero();
         assertThat(settings.killWarmingInstance()).isFalse();
         assertThat(settings.sessionTimeout()).isEqualTo(Duration.ofSeconds(45));
     }
