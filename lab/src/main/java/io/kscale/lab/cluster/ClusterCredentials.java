@@ -46,7 +46,8 @@ final class ClusterCredentials {
     private final String adminPassword;
     private final Set<String> secrets = ConcurrentHashMap.newKeySet();
 
-    private ClusterCredentials(Path dir) {
+    /** Passwords and file names under {@code dir}; makes no file ({@link #generate} does). */
+    ClusterCredentials(Path dir) {
         this.keystore = dir.resolve("broker-keystore.p12");
         this.truststore = dir.resolve("truststore.p12");
         this.keystorePassword = newSecret();
