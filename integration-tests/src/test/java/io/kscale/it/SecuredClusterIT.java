@@ -8,13 +8,17 @@ import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.assignor.KeyPreservingAssignorConfig;
 import io.kscale.it.support.RealKafkaCluster;
 import io.kscale.lab.cluster.ClusterSecurity;
+import io.kscale.lab.KscaleLab;
 import io.kscale.lab.cluster.KafkaCluster;
+import io.kscale.lab.cluster.ProcessKafkaCluster;
 import io.kscale.partitioner.UniformStickyBytesPartitioner;
 import io.kscale.streams.WarmupTaskAssignor;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,6 +74,8 @@ import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * The three plug-ins on a SASL_SSL cluster (TLS, SCRAM-SHA-512, {@code StandardAuthorizer} with
@@ -251,6 +257,27 @@ class SecuredClusterIT {
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
         }
         assertThat(upper).allSatisfy((key, value) -> assertThat(value).startsWith("HELLO-"));
+    }
+
+    /**
+     * A lab scenario command runs on the secured cluster from the client settings file alone, as
+     * {@code kscale-lab cluster --security sasl_ssl} writes it (the admin's: scenarios create topics).
+     */
+    @Test
+    @Order(6)
+    void shouldRunALabScenarioFromTheWrittenClientSettings(KafkaCluster cluster, @TempDir Path dir) {
+        Path config = dir.resolve("client.properties");
+        ProcessKafkaCluster.writeClientProperties(config, cluster.clientProperties());
+        StringWriter out = new StringWriter();
+        CommandLine lab = KscaleLab.commandLine();
+        lab.setOut(new PrintWriter(out));
+
+        int status = lab.execute("expansion", "--command-config", config.toString(), "--peers", "kscale",
+                "--partitions", "2,4", "--members", "2", "--keys", "20", "--records-per-step", "200",
+                "--rate", "2000", "--report-dir", dir.toString());
+
+        assertThat(status).as("exit status; output:%n%s", out).isZero();
+        assertThat(out.toString()).contains("Cluster " + cluster.bootstrapServers()).contains("Report: ");
     }
 
     @Test
