@@ -80,7 +80,8 @@ import picocli.CommandLine;
 /**
  * The three plug-ins on a SASL_SSL cluster (TLS, SCRAM-SHA-512, {@code StandardAuthorizer} with
  * {@code allow.everyone.if.no.acl.found=false}), run as the non-super user {@value #APP}, which
- * holds exactly the ACLs the README lists for each plug-in. The layout store of
+ * holds exactly the ACLs the README lists for each plug-in (the tests' own input is written, and
+ * output read, by the admin, a super user). The layout store of
  * {@link KeyPreservingAssignor} logs in with the consumer's settings; without its ACLs the group
  * still works, and the store says once which ACL is missing. Last, no secret of the cluster
  * (keystore, truststore and user passwords) appears in the client output captured during the
@@ -165,25 +166,24 @@ class SecuredClusterIT {
         createTopic(cluster, "orders", 2);
         allow(cluster, topic("orders"), AclOperation.READ);
         allow(cluster, group("orders-group"), AclOperation.READ);
-        allow(cluster, topic("orders"), AclOperation.WRITE); // for the test's producer
         allow(cluster, topic(store), AclOperation.READ, AclOperation.WRITE, AclOperation.CREATE);
         int before = CapturedStderr.text().length();
 
         Map<String, String> firstOwner = new ConcurrentHashMap<>();
         Map<String, String> laterOwner = new ConcurrentHashMap<>();
-        try (KafkaConsumer<String, String> a = consumer("a", "orders-group", store);
-             KafkaConsumer<String, String> b = consumer("b", "orders-group", store)) {
+        try (KafkaConsumer<String, String> a = consumer(app, "a", "orders-group", store);
+             KafkaConsumer<String, String> b = consumer(app, "b", "orders-group", store)) {
             a.subscribe(List.of("orders"));
             b.subscribe(List.of("orders"));
             pollUntil(a, b, firstOwner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
-            produceKeys("orders", "before");
+            produceKeys(cluster, "orders", "before");
             pollUntil(a, b, firstOwner, () -> firstOwner.size() == KEYS);
 
             try (Admin admin = Admin.create(cluster.clientProperties())) {
                 admin.createPartitions(Map.of("orders", NewPartitions.increaseTo(4))).all().get();
             }
             pollUntil(a, b, laterOwner, () -> a.assignment().size() == 2 && b.assignment().size() == 2);
-            produceKeys("orders", "after");
+            produceKeys(cluster, "orders", "after");
             pollUntil(a, b, laterOwner, () -> laterOwner.size() == KEYS);
 
         }
@@ -198,18 +198,18 @@ class SecuredClusterIT {
     void shouldWarnOnceNamingTheMissingAclWhenTheStoreMayNotWrite(KafkaCluster cluster) throws Exception {
         String store = "denied-layouts";
         createTopic(cluster, "payments", 2);
-        allow(cluster, topic("payments"), AclOperation.READ, AclOperation.WRITE);
+        allow(cluster, topic("payments"), AclOperation.READ);
         allow(cluster, group("payments-group"), AclOperation.READ);
         int before = CapturedStderr.text().length();
 
         Map<String, String> owner = new ConcurrentHashMap<>();
         long failures;
-        try (KafkaConsumer<String, String> a = consumer("a", "payments-group", store);
-             KafkaConsumer<String, String> b = consumer("b", "payments-group", store)) {
+        try (KafkaConsumer<String, String> a = consumer(app, "a", "payments-group", store);
+             KafkaConsumer<String, String> b = consumer(app, "b", "payments-group", store)) {
             a.subscribe(List.of("payments"));
             b.subscribe(List.of("payments"));
             pollUntil(a, b, owner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
-            produceKeys("payments", "p");
+            produceKeys(cluster, "payments", "p");
             pollUntil(a, b, owner, () -> owner.size() == KEYS);
             failures = storeFailures("payments-group-a") + storeFailures("payments-group-b");
         }
@@ -228,10 +228,9 @@ class SecuredClusterIT {
         String appId = "secured-streams";
         createTopic(cluster, "words", 2);
         createTopic(cluster, "words-upper", 2);
-        allow(cluster, topic("words"), AclOperation.READ, AclOperation.WRITE); // WRITE: the test's producer
-        allow(cluster, topic("words-upper"), AclOperation.WRITE, AclOperation.READ); // READ: the test's reader
+        allow(cluster, topic("words"), AclOperation.READ);
+        allow(cluster, topic("words-upper"), AclOperation.WRITE);
         allow(cluster, group(appId), AclOperation.READ);
-        allow(cluster, group("words-reader"), AclOperation.READ);
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream("words", Consumed.with(Serdes.String(), Serdes.String()))
                 .mapValues(value -> value.toUpperCase())
@@ -244,9 +243,9 @@ class SecuredClusterIT {
 
         Map<String, String> upper = new ConcurrentHashMap<>();
         try (KafkaStreams streams = new KafkaStreams(builder.build(), props);
-             KafkaConsumer<String, String> reader = consumer("reader", "words-reader", null)) {
+             KafkaConsumer<String, String> reader = consumer(cluster.clientProperties(), "reader", "words-reader", null)) {
             streams.start();
-            produceKeys("words", "hello");
+            produceKeys(cluster, "words", "hello");
             reader.subscribe(List.of("words-upper"));
             await().atMost(Duration.ofSeconds(90)).until(() -> {
                 for (ConsumerRecord<String, String> record : reader.poll(Duration.ofMillis(200))) {
@@ -348,17 +347,19 @@ class SecuredClusterIT {
         return props;
     }
 
-    private static void produceKeys(String topic, String valuePrefix) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(app))) {
+    /** Writes the test's input as the admin, so that {@value #APP} holds only the ACLs of the plug-in under test. */
+    private static void produceKeys(KafkaCluster cluster, String topic, String valuePrefix) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(cluster.clientProperties()))) {
             for (int k = 0; k < KEYS; k++) {
                 producer.send(new ProducerRecord<>(topic, "key-" + k, valuePrefix + "-" + k)).get();
             }
         }
     }
 
-    /** A consumer of {@value #APP}; with {@code storeTopic}, one of KeyPreservingAssignor with its layout store there. */
-    private static KafkaConsumer<String, String> consumer(String name, String groupId, String storeTopic) {
-        Map<String, Object> props = new HashMap<>(app);
+    /** A consumer of this user; with {@code storeTopic}, one of KeyPreservingAssignor with its layout store there. */
+    private static KafkaConsumer<String, String> consumer(Map<String, Object> user, String name, String groupId,
+                                                          String storeTopic) {
+        Map<String, Object> props = new HashMap<>(user);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-" + name);
         if (storeTopic != null) {
