@@ -1,14 +1,17 @@
 package io.kscale.lab;
 
+import io.kscale.lab.cluster.ClusterSecurity;
 import io.kscale.lab.cluster.ClusterSpec;
 import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.cluster.KafkaClusters;
+import io.kscale.lab.cluster.ProcessKafkaCluster;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -23,7 +26,13 @@ import picocli.CommandLine.Spec;
             "Each node is a KRaft broker and controller in a child JVM (or a container with",
             "--backend docker). Prints bootstrap.servers, runs until Ctrl-C, then stops every broker.",
             "",
-            "Example: kscale-lab cluster --brokers 3 --broker-property log.segment.bytes=1048576"
+            "With --security sasl_ssl (process backend only), clients connect over TLS with",
+            "SCRAM-SHA-512 and brokers enforce ACLs; the admin's client settings are printed",
+            "and written to --client-config, a file that --command-config of the scenario",
+            "commands and Kafka's own tools (--command-config) take as is.",
+            "",
+            "Example: kscale-lab cluster --brokers 3 --broker-property log.segment.bytes=1048576",
+            "Example: kscale-lab cluster --security sasl_ssl --client-config admin.properties"
         })
 final class ClusterCommand implements Callable<Integer> {
 
@@ -47,6 +56,17 @@ final class ClusterCommand implements Callable<Integer> {
                     + " answers (default: ${DEFAULT-VALUE}).")
     private String backend;
 
+    @Option(names = "--security", defaultValue = "plaintext", paramLabel = "plaintext|sasl_ssl",
+            converter = SecurityConverter.class,
+            description = "plaintext, or sasl_ssl: TLS listeners, SCRAM-SHA-512 users and StandardAuthorizer ACLs"
+                    + " with a super user 'admin' (process backend only) (default: ${DEFAULT-VALUE}).")
+    private ClusterSecurity security;
+
+    @Option(names = "--client-config", paramLabel = "FILE",
+            description = "Where to write the admin's client settings (default: client.properties in the"
+                    + " cluster's folder under --work-dir).")
+    private Path clientConfig;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
@@ -54,6 +74,7 @@ final class ClusterCommand implements Callable<Integer> {
                 .brokers(brokers)
                 .brokerProperties(brokerProperties)
                 .workDir(workDir)
+                .security(security)
                 .build();
         CountDownLatch stopped = new CountDownLatch(1);
         KafkaCluster cluster = KafkaClusters.start(clusterSpec, backend);
@@ -64,10 +85,32 @@ final class ClusterCommand implements Callable<Integer> {
             stopped.countDown();
         }, "kscale-lab-stop"));
         out.println("Kafka cluster of " + brokers + " broker(s) is up.");
-        out.println("bootstrap.servers=" + cluster.bootstrapServers());
+        Map<String, Object> client = cluster.clientProperties();
+        Path file = clientConfig != null ? clientConfig
+                : cluster instanceof ProcessKafkaCluster ? ((ProcessKafkaCluster) cluster).directory().resolve("client.properties")
+                : null;
+        if (security == ClusterSecurity.PLAINTEXT) {
+            out.println("bootstrap.servers=" + cluster.bootstrapServers());
+        } else {
+            out.println("Client settings of the super user " + ClusterSecurity.ADMIN_USER + " (grant other users ACLs"
+                    + " with kafka-acls.sh --command-config on this file):");
+            client.forEach((k, v) -> out.println(k + "=" + v));
+        }
+        if (file != null) {
+            ProcessKafkaCluster.writeClientProperties(file, client);
+            out.println("Client settings written to " + file.toAbsolutePath());
+        }
         out.println("Press Ctrl-C to stop.");
         out.flush();
         stopped.await();
         return 0;
+    }
+
+    /** Parses --security case-insensitively. */
+    static final class SecurityConverter implements CommandLine.ITypeConverter<ClusterSecurity> {
+        @Override
+        public ClusterSecurity convert(String value) {
+            return ClusterSecurity.parse(value);
+        }
     }
 }

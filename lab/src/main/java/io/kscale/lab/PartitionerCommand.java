@@ -107,7 +107,7 @@ final class PartitionerCommand implements Callable<Integer> {
         List<PartitionerRun> runs;
         String setup;
         if (target.userCluster()) {
-            setup = String.format(Locale.ROOT, "Cluster %s (no latency added). %s", target.bootstrapServer,
+            setup = String.format(Locale.ROOT, "Cluster %s (no latency added). %s", target.bootstrapServer(),
                     describe(settings));
             out.println(setup);
             out.flush();

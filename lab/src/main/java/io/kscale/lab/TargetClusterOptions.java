@@ -6,6 +6,7 @@ import io.kscale.lab.cluster.KafkaClusters;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -17,7 +18,9 @@ import picocli.CommandLine.Option;
 
 /**
  * Where a scenario runs, shared by every scenario command: a real cluster the lab starts (the
- * default), or the user's own cluster named by {@code --bootstrap-server}.
+ * default), or the user's own cluster named by {@code --bootstrap-server}, or by the
+ * {@code bootstrap.servers} of the {@code --command-config} file (as {@code kscale-lab cluster}
+ * writes it, security settings included).
  */
 final class TargetClusterOptions {
 
@@ -32,16 +35,31 @@ final class TargetClusterOptions {
 
     @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT",
             description = "Run on this cluster instead of starting one; faults such as added latency are then"
-                    + " not available.")
+                    + " not available. Default: bootstrap.servers of --command-config, if it has one.")
     String bootstrapServer;
 
     @Option(names = "--command-config", paramLabel = "FILE",
             description = "Client settings (security and so on) as a properties file, for every client the"
-                    + " scenario creates.")
+                    + " scenario creates; with bootstrap.servers in it, the scenario runs on that cluster (the file"
+                    + " kscale-lab cluster writes works as is).")
     Path commandConfig;
 
+    /** Whether the scenario runs on the user's cluster: --bootstrap-server, or bootstrap.servers in --command-config. */
     boolean userCluster() {
-        return bootstrapServer != null;
+        return bootstrapServer() != null;
+    }
+
+    /** The user's cluster: --bootstrap-server, else bootstrap.servers of --command-config, else null. */
+    String bootstrapServer() {
+        if (bootstrapServer != null) {
+            return bootstrapServer;
+        }
+        try {
+            Object fromFile = commandConfig().get("bootstrap.servers");
+            return fromFile == null || fromFile.toString().isBlank() ? null : fromFile.toString().trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read --command-config " + commandConfig, e);
+        }
     }
 
     KafkaCluster startEmbedded() {
@@ -51,7 +69,7 @@ final class TargetClusterOptions {
     /** The --command-config settings plus bootstrap.servers of the user's cluster. */
     Map<String, Object> userClusterProperties() throws IOException {
         Map<String, Object> props = new HashMap<>(commandConfig());
-        props.put("bootstrap.servers", bootstrapServer);
+        props.put("bootstrap.servers", bootstrapServer());
         return props;
     }
 
@@ -76,7 +94,7 @@ final class TargetClusterOptions {
      */
     <R> Outcome<R> run(PrintWriter out, String description, Function<Map<String, Object>, R> scenario) throws IOException {
         if (userCluster()) {
-            String setup = String.format(Locale.ROOT, "Cluster %s. %s", bootstrapServer, description);
+            String setup = String.format(Locale.ROOT, "Cluster %s. %s", bootstrapServer(), description);
             out.println(setup);
             out.flush();
             return new Outcome<>(setup, scenario.apply(userClusterProperties()));

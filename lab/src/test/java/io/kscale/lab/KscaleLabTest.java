@@ -26,6 +26,20 @@ class KscaleLabTest {
     }
 
     @Test
+    void shouldOfferASecuredClusterAndRejectAnUnknownSecurity() {
+        StringWriter out = new StringWriter();
+        CommandLine lab = KscaleLab.commandLine();
+        lab.setOut(new PrintWriter(out));
+        StringWriter err = new StringWriter();
+        lab.setErr(new PrintWriter(err));
+
+        assertThat(lab.execute("cluster", "--help")).isZero();
+        assertThat(out.toString()).contains("--security", "sasl_ssl", "--client-config");
+        assertThat(lab.execute("cluster", "--security", "kerberos")).isEqualTo(2);
+        assertThat(err.toString()).contains("plaintext or sasl_ssl");
+    }
+
+    @Test
     void shouldRejectAnUnknownOption() {
         CommandLine lab = KscaleLab.commandLine();
         lab.setErr(new PrintWriter(new StringWriter()));

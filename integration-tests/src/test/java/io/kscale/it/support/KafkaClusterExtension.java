@@ -88,6 +88,7 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
         ClusterSpec.Builder spec = ClusterSpec.builder()
                 .brokers(settings.brokers())
                 .brokerProperties(FAST_TEST_SETTINGS)
+                .security(settings.security())
                 .workDir(Path.of(System.getProperty("kscale.cluster.workdir", "target/kscale-clusters")));
         for (String property : settings.brokerProperties()) {
             int eq = property.indexOf('=');

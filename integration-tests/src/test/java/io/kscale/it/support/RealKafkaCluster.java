@@ -1,5 +1,6 @@
 package io.kscale.it.support;
 
+import io.kscale.lab.cluster.ClusterSecurity;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -34,4 +35,10 @@ public @interface RealKafkaCluster {
      * such a class starts no cluster, and each of its tests is skipped with this reason.
      */
     String processSuiteOnly() default "";
+
+    /**
+     * TLS, SCRAM and ACLs, or none (the default); see {@link ClusterSecurity}. A secured cluster
+     * needs the process backend: set {@link #processSuiteOnly} too.
+     */
+    ClusterSecurity security() default ClusterSecurity.PLAINTEXT;
 }

@@ -91,8 +91,12 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         return dir.resolve("data");
     }
 
-    /** Writes server.properties: the node's own settings, then the cluster's, then overrides. */
-    void writeConfig(String quorumVoters, Map<String, String> clusterSettings) {
+    /**
+     * Writes server.properties: the cluster's settings (overrides included), then the node's own.
+     *
+     * @param protocolMap the {@code listener.security.protocol.map} of the three listeners
+     */
+    void writeConfig(String quorumVoters, Map<String, String> clusterSettings, String protocolMap) {
         Properties props = new Properties();
         props.putAll(clusterSettings);
         props.put("process.roles", "broker,controller");
@@ -101,7 +105,7 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         props.put("listeners", "EXTERNAL://127.0.0.1:" + externalPort + ",INTERNAL://127.0.0.1:" + internalPort
                 + ",CONTROLLER://127.0.0.1:" + controllerPort);
         props.put("advertised.listeners", "EXTERNAL://" + clientAddress() + ",INTERNAL://127.0.0.1:" + internalPort);
-        props.put("listener.security.protocol.map", "EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        props.put("listener.security.protocol.map", protocolMap);
         props.put("inter.broker.listener.name", "INTERNAL");
         props.put("controller.listener.names", "CONTROLLER");
         props.put("log.dirs", dataDir().toAbsolutePath().toString());
@@ -113,10 +117,16 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         }
     }
 
-    /** Runs kafka-storage format for this node and waits for it. */
-    void format(String classpath, String clusterId, String heap) {
-        Process format = launch(classpath, heap, dir.resolve("format.log"),
-                List.of("kafka.tools.StorageTool", "format", "-t", clusterId, "-c", configFile()));
+    /**
+     * Runs kafka-storage format for this node and waits for it.
+     *
+     * @param extraArgs more format options, e.g. {@code --add-scram}
+     */
+    void format(String classpath, String clusterId, String heap, List<String> extraArgs) {
+        List<String> args = new ArrayList<>(List.of("kafka.tools.StorageTool", "format", "-t", clusterId, "-c",
+                configFile()));
+        args.addAll(extraArgs);
+        Process format = launch(classpath, heap, dir.resolve("format.log"), args);
         try {
             if (!format.waitFor(2, TimeUnit.MINUTES) || format.exitValue() != 0) {
                 format.destroyForcibly();

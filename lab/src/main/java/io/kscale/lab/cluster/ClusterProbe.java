@@ -2,6 +2,7 @@ package io.kscale.lab.cluster;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -38,9 +39,16 @@ final class ClusterProbe {
     private static final long POLL_MILLIS = 200;
     private static final int LOG_TAIL_LINES = 30;
     private final String bootstrapServers;
+    private final Map<String, Object> clientProperties;
 
     ClusterProbe(String bootstrapServers) {
-        this.bootstrapServers = bootstrapServers;
+        this(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers));
+    }
+
+    /** A probe that connects with these client settings (bootstrap.servers and, say, security). */
+    ClusterProbe(Map<String, Object> clientProperties) {
+        this.bootstrapServers = String.valueOf(clientProperties.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
+        this.clientProperties = Map.copyOf(clientProperties);
     }
 
     void awaitReady(List<? extends ProbedBroker> brokers, Duration timeout) {
@@ -84,6 +92,34 @@ final class ClusterProbe {
                 + " s\n" + broker.logTail(LOG_TAIL_LINES));
     }
 
+    /**
+     * Waits until a user with these client settings can log in on this broker: a new SCRAM user
+     * reaches each broker with the metadata, a moment after it was created.
+     */
+    void awaitLogin(Map<String, Object> userProperties, ProbedBroker broker, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Object> props = new HashMap<>(userProperties);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.clientAddress());
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            // a failed authentication fails every later call of that client: a new one per try
+            try (Admin admin = Admin.create(props)) {
+                admin.describeCluster().clusterId().get(10, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                last = e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted", e);
+            }
+            pause();
+        }
+        throw new IllegalStateException("A new user could not log in on broker " + broker.id() + " within "
+                + timeout.toSeconds() + " s; last error: " + last);
+    }
+
     private static Set<Integer> registeredIds(Admin admin) throws ExecutionException {
         try {
             Collection<Node> nodes = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS);
@@ -119,12 +155,13 @@ final class ClusterProbe {
         }
     }
 
-    private static Admin admin(String bootstrap) {
-        return Admin.create(Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000,
-                AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500));
+    private Admin admin(String bootstrap) {
+        Map<String, Object> props = new HashMap<>(clientProperties);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        props.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
+        return Admin.create(props);
     }
 
     private static void pause() {

@@ -26,6 +26,7 @@ public final class ClusterSpec {
     private final Path workDir;
     private final Duration startupTimeout;
     private final String brokerHeap;
+    private final ClusterSecurity security;
 
     private ClusterSpec(Builder builder) {
         this.brokers = builder.brokers;
@@ -34,6 +35,7 @@ public final class ClusterSpec {
         this.workDir = builder.workDir;
         this.startupTimeout = builder.startupTimeout;
         this.brokerHeap = builder.brokerHeap;
+        this.security = builder.security;
     }
 
     public static Builder builder() {
@@ -68,6 +70,11 @@ public final class ClusterSpec {
         return brokerHeap;
     }
 
+    /** How clients reach the cluster: {@link ClusterSecurity#PLAINTEXT} unless set. */
+    public ClusterSecurity security() {
+        return security;
+    }
+
     public static final class Builder {
         private int brokers = 3;
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
@@ -75,6 +82,7 @@ public final class ClusterSpec {
         private Path workDir = Path.of("target", "kscale-clusters");
         private Duration startupTimeout = Duration.ofSeconds(90);
         private String brokerHeap = "768m";
+        private ClusterSecurity security = ClusterSecurity.PLAINTEXT;
 
         private Builder() {
         }
@@ -121,6 +129,15 @@ public final class ClusterSpec {
                 throw new IllegalArgumentException("brokerHeap must look like 512m or 1g, got " + heap);
             }
             this.brokerHeap = heap;
+            return this;
+        }
+
+        /**
+         * TLS, SCRAM-SHA-512 and ACLs ({@link ClusterSecurity#SASL_SSL}), or none (the default).
+         * The Docker backend rejects a secured spec.
+         */
+        public Builder security(ClusterSecurity security) {
+            this.security = Objects.requireNonNull(security, "security");
             return this;
         }
 

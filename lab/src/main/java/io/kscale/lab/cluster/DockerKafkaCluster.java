@@ -138,8 +138,14 @@ public final class DockerKafkaCluster implements KafkaCluster {
      *                  when null)
      * @throws IllegalStateException when no Docker engine answers, or the cluster does not get
      *                               ready within {@link ClusterSpec#startupTimeout()}
+     * @throws IllegalArgumentException for a spec with {@link ClusterSpec#security()} other than
+     *                               PLAINTEXT: only the process backend starts secured clusters
      */
     public static DockerKafkaCluster start(ClusterSpec spec, String imageName) {
+        if (spec.security() != ClusterSecurity.PLAINTEXT) {
+            throw new IllegalArgumentException("The docker backend cannot start a " + spec.security()
+                    + " cluster; use the process backend (-D" + ClusterBackend.PROPERTY + "=process or --backend process)");
+        }
         Map<String, String> settings = ProcessKafkaCluster.brokerSettings(spec);
         KafkaImageEnvironment.settingsEnv(settings); // reject keys the image cannot express before touching Docker
         spec.pluginJars().forEach(DockerKafkaCluster::requireJar);

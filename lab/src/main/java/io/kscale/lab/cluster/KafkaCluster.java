@@ -1,8 +1,10 @@
 package io.kscale.lab.cluster;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -23,9 +25,49 @@ public interface KafkaCluster extends AutoCloseable {
     /** The {@code bootstrap.servers} value for clients, e.g. {@code 127.0.0.1:41234,127.0.0.1:41236}. */
     String bootstrapServers();
 
-    /** Settings a client needs to reach this cluster: {@code bootstrap.servers} and nothing else. */
+    /**
+     * Settings a client needs to reach this cluster: {@code bootstrap.servers} and nothing else on
+     * a {@link ClusterSecurity#PLAINTEXT} cluster; on a {@link ClusterSecurity#SASL_SSL} one, also
+     * {@code security.protocol}, {@code sasl.mechanism}, {@code sasl.jaas.config} and
+     * {@code ssl.truststore.*} of the cluster's admin, a super user.
+     */
     default Map<String, Object> clientProperties() {
         return Map.of("bootstrap.servers", bootstrapServers());
+    }
+
+    /** How clients reach this cluster. */
+    default ClusterSecurity security() {
+        return ClusterSecurity.PLAINTEXT;
+    }
+
+    /**
+     * Creates a SCRAM user with a new random password, with no ACLs (so, on this cluster's
+     * authorizer, allowed nothing until granted), and returns once the user can log in on every
+     * broker.
+     *
+     * @param user the user name, which the brokers see as principal {@code User:<user>}
+     * @return the user's client settings, as {@link #clientProperties()} has them for the admin
+     * @throws IllegalStateException if the cluster is not {@link ClusterSecurity#SASL_SSL}
+     */
+    default Map<String, Object> createUser(String user) {
+        throw new IllegalStateException("A " + security() + " cluster has no users; start it with "
+                + "ClusterSpec.builder().security(ClusterSecurity.SASL_SSL)");
+    }
+
+    /**
+     * Every password this cluster generated (keystore, truststore, admin and users), for tests
+     * that check that none leaks into a log; empty on a {@link ClusterSecurity#PLAINTEXT} cluster.
+     */
+    default Set<String> secrets() {
+        return Set.of();
+    }
+
+    /**
+     * The broker log files of this cluster, for tests that search them; empty where the backend
+     * keeps none on disk.
+     */
+    default List<Path> logFiles() {
+        return List.of();
     }
 
     int brokerCount();

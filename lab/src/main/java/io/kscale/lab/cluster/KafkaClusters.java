@@ -26,6 +26,9 @@ public final class KafkaClusters {
      * @throws DockerUnavailableException when docker was asked for and is not ready
      */
     public static KafkaCluster start(ClusterSpec spec, String requestedBackend) {
+        if (spec.security() != ClusterSecurity.PLAINTEXT) {
+            return startSecured(spec, requestedBackend);
+        }
         ClusterBackend.Choice choice = ClusterBackend.choose(requestedBackend, DockerReadiness::check);
         if (choice.backend() == ClusterBackend.DOCKER) {
             if (!choice.docker().ready()) {
@@ -40,6 +43,20 @@ public final class KafkaClusters {
         } else {
             log.info("Starting a {}-broker Kafka cluster on the {} backend", spec.brokers(), choice);
         }
+        return ProcessKafkaCluster.start(spec);
+    }
+
+    /** Only the process backend starts secured clusters: auto means process, docker is refused. */
+    private static KafkaCluster startSecured(ClusterSpec spec, String requestedBackend) {
+        String backend = requestedBackend == null ? "auto" : requestedBackend.trim().toLowerCase(java.util.Locale.ROOT);
+        if (backend.equals("docker")) {
+            throw new IllegalArgumentException("The docker backend cannot start a " + spec.security()
+                    + " cluster; use the process backend (-D" + ClusterBackend.PROPERTY + "=process or --backend process)");
+        }
+        if (!backend.equals("process") && !backend.equals("auto") && !backend.isEmpty()) {
+            ClusterBackend.choose(backend, () -> null); // throws the usual message for a value that is none of them
+        }
+        log.info("Starting a {}-broker {} Kafka cluster on the process backend", spec.brokers(), spec.security());
         return ProcessKafkaCluster.start(spec);
     }
 }

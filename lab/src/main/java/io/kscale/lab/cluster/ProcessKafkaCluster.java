@@ -16,6 +16,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,15 +47,19 @@ public final class ProcessKafkaCluster implements KafkaCluster {
     private final String classpath;
     private final List<BrokerProcess> brokers;
     private final ClusterProbe probe;
+    /** The TLS material and passwords of a SASL_SSL cluster; null on a PLAINTEXT one. */
+    private final ClusterCredentials credentials;
     private boolean stopped;
     private final Thread shutdownHook;
 
-    private ProcessKafkaCluster(ClusterSpec spec, Path clusterDir, String classpath, List<BrokerProcess> brokers) {
+    private ProcessKafkaCluster(ClusterSpec spec, Path clusterDir, String classpath, List<BrokerProcess> brokers,
+                                ClusterCredentials credentials) {
         this.spec = spec;
         this.clusterDir = clusterDir;
         this.classpath = classpath;
         this.brokers = brokers;
-        this.probe = new ClusterProbe(bootstrapServers());
+        this.credentials = credentials;
+        this.probe = new ClusterProbe(clientProperties());
         this.shutdownHook = new Thread(this::stopBrokers, "kscale-cluster-shutdown");
     }
 
@@ -66,7 +77,14 @@ public final class ProcessKafkaCluster implements KafkaCluster {
             throw new UncheckedIOException("Cannot reserve loopback ports", e);
         }
         String classpath = BrokerClasspath.prepare(clusterDir, spec.pluginJars());
-        ProcessKafkaCluster cluster = new ProcessKafkaCluster(spec, clusterDir, classpath, brokers);
+        ClusterCredentials credentials;
+        try {
+            credentials = spec.security() == ClusterSecurity.SASL_SSL ? ClusterCredentials.generate(clusterDir) : null;
+        } catch (RuntimeException e) {
+            brokers.forEach(b -> b.proxy.close());
+            throw e;
+        }
+        ProcessKafkaCluster cluster = new ProcessKafkaCluster(spec, clusterDir, classpath, brokers, credentials);
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         try {
             cluster.formatAndStart();
@@ -88,25 +106,34 @@ public final class ProcessKafkaCluster implements KafkaCluster {
     private void formatAndStart() {
         Instant begin = Instant.now();
         String voters = brokers.stream().map(BrokerProcess::controllerVoter).collect(Collectors.joining(","));
-        Map<String, String> settings = brokerSettings(spec);
+        Map<String, String> settings = brokerSettings(spec, credentials);
         String clusterId = Uuid.randomUuid().toString();
-        brokers.forEach(b -> b.writeConfig(voters, settings));
+        String protocolMap = credentials == null ? "EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
+                : ClusterCredentials.protocolMap();
+        List<String> formatArgs = credentials == null ? List.of() : credentials.formatArguments();
+        brokers.forEach(b -> b.writeConfig(voters, settings, protocolMap));
         // Formatting is a short JVM run per node: run them side by side.
         CompletableFuture.allOf(brokers.stream()
-                .map(b -> CompletableFuture.runAsync(() -> b.format(classpath, clusterId, spec.brokerHeap())))
+                .map(b -> CompletableFuture.runAsync(() -> b.format(classpath, clusterId, spec.brokerHeap(), formatArgs)))
                 .toArray(CompletableFuture[]::new)).join();
         brokers.forEach(b -> b.start(classpath, spec.brokerHeap()));
         probe.awaitReady(brokers, spec.startupTimeout());
-        log.info("Kafka cluster of {} broker(s) ready at {} in {} ms (files in {})", brokers.size(),
+        log.info("{} Kafka cluster of {} broker(s) ready at {} in {} ms (files in {})", spec.security(), brokers.size(),
                 bootstrapServers(), Duration.between(begin, Instant.now()).toMillis(), clusterDir);
     }
 
     /**
      * The settings every node gets before the user's overrides: small-cluster replication
      * factors, no automatic topic creation (a client touching a topic too early would create it
-     * with one partition), no initial rebalance delay, and few threads on a small machine.
+     * with one partition), no initial rebalance delay, and few threads on a small machine; then,
+     * on a secured cluster, TLS, SCRAM and the authorizer.
      */
     static Map<String, String> brokerSettings(ClusterSpec spec) {
+        return brokerSettings(spec, null);
+    }
+
+    /** As {@link #brokerSettings(ClusterSpec)}, with a secured cluster's settings before the overrides. */
+    static Map<String, String> brokerSettings(ClusterSpec spec, ClusterCredentials credentials) {
         String internalReplication = Integer.toString(Math.min(3, spec.brokers()));
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("auto.create.topics.enable", "false");
@@ -121,6 +148,9 @@ public final class ProcessKafkaCluster implements KafkaCluster {
         settings.put("num.io.threads", "4");
         settings.put("num.recovery.threads.per.data.dir", "1");
         settings.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 * 1024 * 1024));
+        if (credentials != null) {
+            settings.putAll(credentials.brokerSettings());
+        }
         settings.putAll(spec.brokerProperties());
         return settings;
     }
@@ -140,6 +170,68 @@ public final class ProcessKafkaCluster implements KafkaCluster {
     @Override
     public String bootstrapServers() {
         return brokers.stream().map(BrokerProcess::clientAddress).collect(Collectors.joining(","));
+    }
+
+    @Override
+    public Map<String, Object> clientProperties() {
+        return credentials == null ? KafkaCluster.super.clientProperties()
+                : credentials.adminProperties(bootstrapServers());
+    }
+
+    @Override
+    public ClusterSecurity security() {
+        return spec.security();
+    }
+
+    @Override
+    public Map<String, Object> createUser(String user) {
+        if (credentials == null) {
+            return KafkaCluster.super.createUser(user);
+        }
+        if (user == null || !user.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("user names here are letters, digits, '.', '_' and '-', got '" + user + "'");
+        }
+        String password = credentials.newSecret();
+        try (Admin admin = Admin.create(clientProperties())) {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
+                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password)))
+                    .all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("Cannot create SCRAM user " + user + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while creating user " + user, e);
+        }
+        Map<String, Object> props = credentials.clientProperties(bootstrapServers(), user, password);
+        for (BrokerProcess broker : brokers) {
+            probe.awaitLogin(props, broker, spec.startupTimeout());
+        }
+        log.info("Created SCRAM user {} (no ACLs yet)", user);
+        return props;
+    }
+
+    /**
+     * Writes client settings (such as {@link #clientProperties()}) as a properties file readable
+     * by its owner only, that Kafka's tools and the lab's {@code --command-config} read as is.
+     */
+    public static void writeClientProperties(Path file, Map<String, Object> props) {
+        ClusterCredentials.writeProperties(file, props);
+    }
+
+    @Override
+    public Set<String> secrets() {
+        return credentials == null ? Set.of() : credentials.secrets();
+    }
+
+    @Override
+    public List<Path> logFiles() {
+        // broker-<id>/*.log and security/*.log: not the segment files under broker-<id>/data
+        try (Stream<Path> files = Files.walk(clusterDir, 2)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".log") && Files.isRegularFile(f))
+                    .sorted().collect(Collectors.toList());
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot list the logs in " + clusterDir, e);
+        }
     }
 
     @Override

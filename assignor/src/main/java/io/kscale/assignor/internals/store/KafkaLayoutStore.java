@@ -18,6 +18,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -37,7 +39,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.config.types.Password;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -88,7 +93,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Best effort, as {@link LayoutStore} requires: no method throws; failures (timeouts, missing
  * ACLs, a malformed stored value) are logged, reported in the result and counted in
- * {@link #failures()}.
+ * {@link #failures()}. A call the brokers refuse for want of an ACL logs one WARN per store that
+ * names the principal and the ACL (e.g. {@code User:app lacks WRITE on topic kscale-assignor-layouts})
+ * with the {@code kafka-acls.sh} command granting what the store needs; later refusals go to DEBUG.
  *
  * <p>Threads: a load and a save may run at the same time (the consumer's thread and the writer);
  * they share only the fields marked volatile or atomic.
@@ -136,6 +143,7 @@ public final class KafkaLayoutStore implements LayoutStore {
     private static final int PARTITION = 0;
 
     private static final Logger log = LoggerFactory.getLogger(KafkaLayoutStore.class);
+    private static final Pattern JAAS_USERNAME = Pattern.compile("username\\s*=\\s*\"([^\"]+)\"");
 
     private final String groupId;
     private final String topic;
@@ -149,6 +157,11 @@ public final class KafkaLayoutStore implements LayoutStore {
     private final LayoutTopicReader reader;
     private final AtomicLong failures = new AtomicLong();
     private final AtomicBoolean warnedNotCompacted = new AtomicBoolean();
+    private final AtomicBoolean warnedUnauthorized = new AtomicBoolean();
+    /** The principal the store's clients authenticate as, for the missing-ACL WARN. */
+    private final String principal;
+    /** Whether the last create of the topic was refused (no CREATE ACL): a later save timeout then says so. */
+    private volatile boolean createDenied;
     /** Whether a save found or created the topic; cleared by a failed save, so the next one checks again. */
     private volatile boolean topicReady;
     /** The offset of the malformed value last warned about, so each one is warned about once. */
@@ -197,6 +210,7 @@ public final class KafkaLayoutStore implements LayoutStore {
         this.timeout = timeout;
         this.clients = Objects.requireNonNull(clients, "clients");
         this.time = Objects.requireNonNull(time, "time");
+        this.principal = principal(consumerConfigs);
         this.adminSettings = adminSettings(consumerConfigs);
         this.producerSettings = producerSettings(consumerConfigs);
         Map<String, Object> consumerSettings = consumerSettings(consumerConfigs);
@@ -225,6 +239,9 @@ public final class KafkaLayoutStore implements LayoutStore {
             cause = e.toString();
             reader.reset(deadline.remainingAtMost(MAX_CLOSE_TIMEOUT));
             log.debug("Reading the layout of group {} failed", groupId, e);
+            if (warnIfUnauthorized(e, "load")) {
+                return Loaded.FAILED;
+            }
         }
         failures.incrementAndGet();
         log.warn("Could not read the stored layout of group {} from topic {} in time: {}. The leader goes on with the "
@@ -276,6 +293,7 @@ public final class KafkaLayoutStore implements LayoutStore {
             return false;
         }
         String cause;
+        Throwable failure = null;
         try {
             if (!topicReady) {
                 ensureTopic(deadline);
@@ -290,6 +308,7 @@ public final class KafkaLayoutStore implements LayoutStore {
             }
             return true;
         } catch (ExecutionException e) {
+            failure = e.getCause();
             cause = String.valueOf(e.getCause());
         } catch (java.util.concurrent.TimeoutException e) {
             cause = "timed out";
@@ -297,9 +316,17 @@ public final class KafkaLayoutStore implements LayoutStore {
             Thread.currentThread().interrupt();
             cause = "interrupted";
         } catch (RuntimeException e) {
+            failure = e;
             cause = e.toString();
         }
         topicReady = false;
+        if (failure != null && warnIfUnauthorized(failure, "save")) {
+            return false;
+        }
+        if (createDenied) {
+            cause += " (" + principal + " may not create topic " + topic + " either: grant it CREATE on the topic, or "
+                    + "create the topic beforehand)";
+        }
         failures.incrementAndGet();
         log.warn("Could not store layout epoch {} of group {} in topic {} in time: {}. The leader tries again at the "
                 + "next rebalance. Until a save succeeds, the layout survives only while a member of the group is "
@@ -318,14 +345,17 @@ public final class KafkaLayoutStore implements LayoutStore {
             long left = deadline.remainingMs();
             admin.createTopics(List.of(newTopic), new CreateTopicsOptions().timeoutMs((int) Math.max(1, left)))
                     .all().get(left, TimeUnit.MILLISECONDS);
+            createDenied = false;
             log.info("Created compacted topic {} for the task layouts of consumer groups", topic);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof TopicExistsException) {
+                createDenied = false;
                 checkCompacted(admin, deadline);
                 return;
             }
             if (cause instanceof TopicAuthorizationException || cause instanceof ClusterAuthorizationException) {
+                createDenied = true;
                 // An operator may have created the topic for a principal that may not; the write tells.
                 log.debug("May not create topic {} ({}); writing to it in case it exists", topic, cause.toString());
                 checkCompacted(admin, deadline);
@@ -498,6 +528,79 @@ public final class KafkaLayoutStore implements LayoutStore {
         Object clientId = consumerConfigs.get(CommonClientConfigs.CLIENT_ID_CONFIG);
         String prefix = clientId == null ? "" : clientId.toString().trim();
         return prefix.isEmpty() ? DEFAULT_CLIENT_ID : prefix;
+    }
+
+    /**
+     * If the brokers refused a load or save for want of an ACL: counts the failure and logs one
+     * WARN per store naming the ACL (later refusals at DEBUG: the leader retries at every
+     * rebalance, and the metric counts them).
+     *
+     * @return whether {@code failure} was an authorization failure
+     */
+    private boolean warnIfUnauthorized(Throwable failure, String call) {
+        String acl = missingAcl(failure, topic, call.equals("load"));
+        if (acl == null) {
+            return false;
+        }
+        failures.incrementAndGet();
+        if (warnedUnauthorized.compareAndSet(false, true)) {
+            log.warn(missingAclWarning(principal, acl, call, groupId, topic, failures.get()));
+        } else {
+            log.debug("The layout store of group {} may not {} ({} lacks {}): {}", groupId, call, principal, acl,
+                    failure.toString());
+        }
+        return true;
+    }
+
+    /**
+     * The ACL whose absence an error means, as {@code OPERATION on resource}, or null when the
+     * error is no authorization failure.
+     *
+     * @param failure what a client of the store threw, or the cause of its failed future
+     * @param topic the store's topic
+     * @param reading whether the failure came from reading (a load) or writing (a save)
+     */
+    static String missingAcl(Throwable failure, String topic, boolean reading) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof TopicAuthorizationException) {
+                return (reading ? "READ" : "WRITE") + " on topic " + topic;
+            }
+            if (t instanceof ClusterAuthorizationException) {
+                return "IDEMPOTENT_WRITE on the cluster";
+            }
+            if (t instanceof GroupAuthorizationException) {
+                String group = ((GroupAuthorizationException) t).groupId();
+                return "READ on group " + (group == null ? "(unnamed)" : group);
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
+    }
+
+    /** The WARN for a store call refused for want of an ACL, with the ACLs the store needs and the command that grants them. */
+    static String missingAclWarning(String principal, String acl, String call, String groupId, String topic,
+                                    long failures) {
+        String grantee = principal.startsWith("User:") ? principal : "User:<principal>";
+        return principal + " lacks " + acl + ", so the layout store of group " + groupId + " cannot " + call
+                + " the group's layout. The store needs READ and WRITE on topic " + topic + ", and CREATE on it unless "
+                + "the topic exists; grant them with: kafka-acls.sh --bootstrap-server <brokers> --command-config "
+                + "<admin.properties> --add --allow-principal " + grantee + " --operation Read --operation Write "
+                + "--operation Create --topic " + topic + ". Until then the group works without a stored layout: if "
+                + "every member stops, keys of expanded topics may move to other tasks (" + failures + " layout store "
+                + "failures so far; later refusals are logged at DEBUG and counted in layout-store-failures-total).";
+    }
+
+    /**
+     * The principal the store's clients log in as, when the consumer's settings name it (a
+     * SASL {@code username} in {@code sasl.jaas.config}), else a description.
+     */
+    static String principal(Map<String, ?> consumerConfigs) {
+        Object jaas = consumerConfigs.get(SaslConfigs.SASL_JAAS_CONFIG);
+        String text = jaas instanceof Password ? ((Password) jaas).value() : jaas == null ? "" : jaas.toString();
+        Matcher user = JAAS_USERNAME.matcher(text);
+        return user.find() ? "User:" + user.group(1) : "the consumer's principal";
     }
 
     private void closeQuietly(String client, Runnable close) {

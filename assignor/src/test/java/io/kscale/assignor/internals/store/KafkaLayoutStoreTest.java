@@ -17,6 +17,9 @@ import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -114,6 +117,35 @@ class KafkaLayoutStoreTest {
         configs.remove(ConsumerConfig.CLIENT_ID_CONFIG);
         assertThat(KafkaLayoutStore.adminSettings(configs))
                 .containsEntry(ConsumerConfig.CLIENT_ID_CONFIG, "kscale-layout-store");
+    }
+
+    @Test
+    void shouldNameTheAclThatAnAuthorizationFailureMeans() {
+        assertThat(KafkaLayoutStore.missingAcl(new TopicAuthorizationException(java.util.Set.of(TOPIC)), TOPIC, true))
+                .isEqualTo("READ on topic " + TOPIC);
+        assertThat(KafkaLayoutStore.missingAcl(new java.util.concurrent.ExecutionException(
+                new TopicAuthorizationException(java.util.Set.of(TOPIC))), TOPIC, false)).isEqualTo("WRITE on topic " + TOPIC);
+        assertThat(KafkaLayoutStore.missingAcl(new ClusterAuthorizationException("no"), TOPIC, false))
+                .isEqualTo("IDEMPOTENT_WRITE on the cluster");
+        assertThat(KafkaLayoutStore.missingAcl(GroupAuthorizationException.forGroupId("g"), TOPIC, true))
+                .isEqualTo("READ on group g");
+        assertThat(KafkaLayoutStore.missingAcl(new org.apache.kafka.common.errors.TimeoutException("slow"), TOPIC, true))
+                .isNull();
+    }
+
+    @Test
+    void shouldNameThePrincipalAndTheGrantInTheMissingAclWarning() {
+        String principal = KafkaLayoutStore.principal(consumerConfigs());
+        String warning = KafkaLayoutStore.missingAclWarning(principal, "WRITE on topic " + TOPIC, "save", GROUP, TOPIC, 1);
+
+        assertThat(principal).isEqualTo("User:u");
+        assertThat(warning).startsWith("User:u lacks WRITE on topic " + TOPIC + ", so the layout store of group "
+                + GROUP + " cannot save").contains("--allow-principal User:u --operation Read --operation Write")
+                .doesNotContain("password");
+        assertThat(KafkaLayoutStore.principal(Map.of("sasl.jaas.config",
+                new org.apache.kafka.common.config.types.Password("x required username=\"app\" password=\"s\";"))))
+                .isEqualTo("User:app");
+        assertThat(KafkaLayoutStore.principal(Map.of())).isEqualTo("the consumer's principal");
     }
 
     @Test
