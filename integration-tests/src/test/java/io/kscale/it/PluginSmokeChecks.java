@@ -160,8 +160,8 @@ abstract class PluginSmokeChecks {
         return new KafkaConsumer<>(props);
     }
 
-    /** Polls both members (a rebalance needs both) until the condition holds. */
-    private static void pollUntil(KafkaConsumer<String, String> a, KafkaConsumer<String, String> b,
+    /** Polls both members (a rebalance needs both) until the condition holds, noting who got each key. */
+    static void pollUntil(KafkaConsumer<String, String> a, KafkaConsumer<String, String> b,
             Map<String, String> owners, Callable<Boolean> condition) {
         await().atMost(Duration.ofSeconds(60)).until(() -> {
             poll(a, "a", owners);

@@ -31,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -175,16 +174,16 @@ class SecuredClusterIT {
              KafkaConsumer<String, String> b = consumer(app, "b", "orders-group", store)) {
             a.subscribe(List.of("orders"));
             b.subscribe(List.of("orders"));
-            pollUntil(a, b, firstOwner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
+            PluginSmokeChecks.pollUntil(a, b, firstOwner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
             produceKeys(cluster, "orders", "before");
-            pollUntil(a, b, firstOwner, () -> firstOwner.size() == KEYS);
+            PluginSmokeChecks.pollUntil(a, b, firstOwner, () -> firstOwner.size() == KEYS);
 
             try (Admin admin = Admin.create(cluster.clientProperties())) {
                 admin.createPartitions(Map.of("orders", NewPartitions.increaseTo(4))).all().get();
             }
-            pollUntil(a, b, laterOwner, () -> a.assignment().size() == 2 && b.assignment().size() == 2);
+            PluginSmokeChecks.pollUntil(a, b, laterOwner, () -> a.assignment().size() == 2 && b.assignment().size() == 2);
             produceKeys(cluster, "orders", "after");
-            pollUntil(a, b, laterOwner, () -> laterOwner.size() == KEYS);
+            PluginSmokeChecks.pollUntil(a, b, laterOwner, () -> laterOwner.size() == KEYS);
 
         }
         assertThat(laterOwner).as("consumer of each key after 2 -> 4 partitions").isEqualTo(firstOwner);
@@ -208,9 +207,9 @@ class SecuredClusterIT {
              KafkaConsumer<String, String> b = consumer(app, "b", "payments-group", store)) {
             a.subscribe(List.of("payments"));
             b.subscribe(List.of("payments"));
-            pollUntil(a, b, owner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
+            PluginSmokeChecks.pollUntil(a, b, owner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
             produceKeys(cluster, "payments", "p");
-            pollUntil(a, b, owner, () -> owner.size() == KEYS);
+            PluginSmokeChecks.pollUntil(a, b, owner, () -> owner.size() == KEYS);
             failures = storeFailures("payments-group-a") + storeFailures("payments-group-b");
         }
 
@@ -407,21 +406,6 @@ class SecuredClusterIT {
                 + "\" password=\"" + password + "\";";
     }
 
-    /** Polls both members (a rebalance needs both) until the condition holds. */
-    private static void pollUntil(KafkaConsumer<String, String> a, KafkaConsumer<String, String> b,
-            Map<String, String> owners, Callable<Boolean> condition) {
-        await().atMost(Duration.ofSeconds(60)).until(() -> {
-            poll(a, "a", owners);
-            poll(b, "b", owners);
-            return condition.call();
-        });
-    }
-
-    private static void poll(KafkaConsumer<String, String> consumer, String name, Map<String, String> owners) {
-        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
-            owners.put(record.key(), name);
-        }
-    }
 
     /**
      * Copies everything written to {@code System.err} while the class runs (slf4j-simple, the
