@@ -1,6 +1,8 @@
 package io.kscale.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.abort;
 import static org.awaitility.Awaitility.await;
 
 import io.kscale.assignor.KeyPreservingAssignor;
@@ -26,6 +28,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -48,6 +51,7 @@ abstract class PluginSmokeChecks {
 
     @Test
     void producerSpreadsUnkeyedRecordsUniformly() throws Exception {
+        assumePartitionerLoads();
         createTopic("uniform", 3);
         Map<String, Object> props = producerProps();
         props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, UniformStickyBytesPartitioner.class.getName());
@@ -124,6 +128,26 @@ abstract class PluginSmokeChecks {
     // ------------------------------------------------------------------------------------------
 
     private static final int KEYS = 40;
+    private static final String PARTITIONER = "io.kscale.partitioner.UniformStickyBytesPartitioner";
+
+    /**
+     * The partitioner implements {@code Monitorable} (KIP-877, kafka-clients 4.1), so on older
+     * clients (client-compat runs these checks on them too) its class cannot load. There, check
+     * that it fails in the documented way and skip with the reason.
+     */
+    private static void assumePartitionerLoads() {
+        try {
+            Class.forName("org.apache.kafka.common.metrics.Monitorable");
+            return;
+        } catch (ClassNotFoundException expected) {
+            // an older client: fall through
+        }
+        assertThatThrownBy(() -> Class.forName(PARTITIONER))
+                .isInstanceOf(NoClassDefFoundError.class)
+                .hasMessageContaining("org/apache/kafka/common/metrics/Monitorable");
+        abort("kafka-clients " + AppInfoParser.getVersion() + " has no Monitorable: " + PARTITIONER
+                + " needs kafka-clients 4.1 or newer (it fails to load with NoClassDefFoundError naming Monitorable)");
+    }
 
     private void createTopic(String name, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
