@@ -28,7 +28,6 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -145,8 +144,21 @@ abstract class PluginSmokeChecks {
         assertThatThrownBy(() -> Class.forName(PARTITIONER))
                 .isInstanceOf(NoClassDefFoundError.class)
                 .hasMessageContaining("org/apache/kafka/common/metrics/Monitorable");
-        abort("kafka-clients " + AppInfoParser.getVersion() + " has no Monitorable: " + PARTITIONER
+        abort("kafka-clients " + clientVersion() + " has no Monitorable: " + PARTITIONER
                 + " needs kafka-clients 4.1 or newer (it fails to load with NoClassDefFoundError naming Monitorable)");
+    }
+
+    /** The kafka-clients version on the classpath, from the properties file its jar carries. */
+    private static String clientVersion() {
+        Properties version = new Properties();
+        try (var in = Admin.class.getClassLoader().getResourceAsStream("kafka/kafka-version.properties")) {
+            if (in != null) {
+                version.load(in);
+            }
+        } catch (java.io.IOException e) {
+            // unknown, as below
+        }
+        return version.getProperty("version", "(unknown version)");
     }
 
     private void createTopic(String name, int partitions) throws Exception {
