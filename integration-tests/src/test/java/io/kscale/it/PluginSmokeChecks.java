@@ -9,12 +9,14 @@ import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.partitioner.UniformStickyBytesPartitioner;
 import io.kscale.streams.WarmupTaskAssignor;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -58,9 +60,13 @@ abstract class PluginSmokeChecks {
 
         Map<Integer, Integer> perPartition = new HashMap<>();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+            // Sent without waiting for each (the partition is chosen in send()), then all awaited.
+            List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (int i = 0; i < 3000; i++) {
-                RecordMetadata sent = producer.send(new ProducerRecord<>("uniform", null, "x".repeat(100))).get();
-                perPartition.merge(sent.partition(), 1, Integer::sum);
+                sends.add(producer.send(new ProducerRecord<>("uniform", null, "x".repeat(100))));
+            }
+            for (Future<RecordMetadata> sent : sends) {
+                perPartition.merge(sent.get().partition(), 1, Integer::sum);
             }
         }
 
