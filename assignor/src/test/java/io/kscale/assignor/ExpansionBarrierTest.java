@@ -2,6 +2,7 @@ package io.kscale.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kscale.assignor.internals.barrier.BarrierMetrics;
 import io.kscale.assignor.internals.barrier.ReleaseCause;
@@ -1418,6 +1419,9 @@ class ExpansionBarrierTest {
 
         @Override
         public synchronized void losePartitions(Collection<TopicPartition> lost) {
+            // client-compat runs this test on older kafka-clients too: skip, do not fail, there.
+            assumeTrue(Arrays.stream(MockConsumer.class.getMethods()).anyMatch(m -> m.getName().equals("losePartitions")),
+                    "MockConsumer.losePartitions came with kafka-clients 4.4: lost partitions are tested on 4.4 only");
             resume(lost);
             super.losePartitions(lost);
         }

@@ -1,18 +1,22 @@
 package io.kscale.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.abort;
 import static org.awaitility.Awaitility.await;
 
 import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.partitioner.UniformStickyBytesPartitioner;
 import io.kscale.streams.WarmupTaskAssignor;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -48,6 +52,7 @@ abstract class PluginSmokeChecks {
 
     @Test
     void producerSpreadsUnkeyedRecordsUniformly() throws Exception {
+        assumePartitionerLoads();
         createTopic("uniform", 3);
         Map<String, Object> props = producerProps();
         props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, UniformStickyBytesPartitioner.class.getName());
@@ -55,9 +60,13 @@ abstract class PluginSmokeChecks {
 
         Map<Integer, Integer> perPartition = new HashMap<>();
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+            // Sent without waiting for each (the partition is chosen in send()), then all awaited.
+            List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (int i = 0; i < 3000; i++) {
-                RecordMetadata sent = producer.send(new ProducerRecord<>("uniform", null, "x".repeat(100))).get();
-                perPartition.merge(sent.partition(), 1, Integer::sum);
+                sends.add(producer.send(new ProducerRecord<>("uniform", null, "x".repeat(100))));
+            }
+            for (Future<RecordMetadata> sent : sends) {
+                perPartition.merge(sent.get().partition(), 1, Integer::sum);
             }
         }
 
@@ -124,6 +133,39 @@ abstract class PluginSmokeChecks {
     // ------------------------------------------------------------------------------------------
 
     private static final int KEYS = 40;
+    private static final String PARTITIONER = "io.kscale.partitioner.UniformStickyBytesPartitioner";
+
+    /**
+     * The partitioner implements {@code Monitorable} (KIP-877, kafka-clients 4.1), so on older
+     * clients (client-compat runs these checks on them too) its class cannot load. There, check
+     * that it fails in the documented way and skip with the reason.
+     */
+    private static void assumePartitionerLoads() {
+        try {
+            Class.forName("org.apache.kafka.common.metrics.Monitorable");
+            return;
+        } catch (ClassNotFoundException expected) {
+            // an older client: fall through
+        }
+        assertThatThrownBy(() -> Class.forName(PARTITIONER))
+                .isInstanceOf(NoClassDefFoundError.class)
+                .hasMessageContaining("org/apache/kafka/common/metrics/Monitorable");
+        abort("kafka-clients " + clientVersion() + " has no Monitorable: " + PARTITIONER
+                + " needs kafka-clients 4.1 or newer (it fails to load with NoClassDefFoundError naming Monitorable)");
+    }
+
+    /** The kafka-clients version on the classpath, from the properties file its jar carries. */
+    private static String clientVersion() {
+        Properties version = new Properties();
+        try (var in = Admin.class.getClassLoader().getResourceAsStream("kafka/kafka-version.properties")) {
+            if (in != null) {
+                version.load(in);
+            }
+        } catch (java.io.IOException e) {
+            // unknown, as below
+        }
+        return version.getProperty("version", "(unknown version)");
+    }
 
     private void createTopic(String name, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {

@@ -125,10 +125,35 @@ public final class LayoutTopicReader {
         latest = null;
         if (closing != null) {
             try {
-                closing.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(timeout));
+                close(closing, timeout);
             } catch (RuntimeException e) {
                 log.debug("Closing the layout store's consumer for topic {} failed", partition.topic(), e);
             }
+        }
+    }
+
+    /** Whether kafka-clients has the consumer's CloseOptions (KIP-1092, 4.1); 3.9 and 4.0 do not. */
+    private static final boolean CLOSE_OPTIONS = classExists("org.apache.kafka.clients.consumer.CloseOptions");
+
+    /**
+     * Closes with CloseOptions where the client has it, else with close(Duration), which 4.1
+     * deprecated: the branch not taken is never linked, so this runs on kafka-clients 3.9 and 4.0 too.
+     */
+    @SuppressWarnings("deprecation")
+    private static void close(Consumer<byte[], byte[]> consumer, Duration timeout) {
+        if (CLOSE_OPTIONS) {
+            consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(timeout));
+        } else {
+            consumer.close(timeout);
+        }
+    }
+
+    private static boolean classExists(String name) {
+        try {
+            Class.forName(name, false, LayoutTopicReader.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 }
