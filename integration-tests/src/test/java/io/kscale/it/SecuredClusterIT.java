@@ -64,7 +64,7 @@ import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -101,9 +101,15 @@ class SecuredClusterIT {
     /** Exception messages seen by the tests, searched for secrets too. */
     private static final List<String> errors = new ArrayList<>();
 
-    @BeforeAll
-    static void createTheApplicationUser(KafkaCluster cluster) {
-        app = cluster.createUser(APP);
+    /**
+     * Once per class, but in {@code @BeforeEach}: in the Docker suite the extension skips each test
+     * before this runs, where a {@code @BeforeAll} asking for the cluster would fail the class.
+     */
+    @BeforeEach
+    void createTheApplicationUser(KafkaCluster cluster) {
+        if (app == null) {
+            app = cluster.createUser(APP);
+        }
     }
 
     @Test
