@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * every input partition keeps advancing after the kill, and every key's count equals a recount of
  * the input topic.
  *
- * <p>{@code kscale.warmup.restore.records.per.second} is set, so follow-ups come after the
- * predicted catch-up (at least 10 s) instead of the 60 s probing interval: the test stays short.
+ * <p>{@code kscale.warmup.restore.records.per.second} is unset, as a new user has it: the leader
+ * learns each instance's restore rate, so follow-ups come after a short measuring one and then
+ * the predicted catch-up (at least 10 s each), not the 60 s probing interval.
  */
 @RealKafkaCluster(brokers = 3)
 class WarmupKillIT {
@@ -39,7 +40,7 @@ class WarmupKillIT {
     @Test
     void shouldKeepEveryTaskRunningAndRebalanceOnTheSurvivorsWhenAWarmingInstanceIsKilled(KafkaCluster cluster) {
         ScaleOutSettings settings = ScaleOutSettings.builder().peers(List.of(ScaleOutPeer.KSCALE)).keys(10_000)
-                .preloadRecords(40_000).killWarmingInstance(true).restoreRecordsPerSecond(2_000)
+                .preloadRecords(40_000).killWarmingInstance(true)
                 .sessionTimeout(Duration.ofSeconds(10)).balanceTimeout(Duration.ofSeconds(120)).build();
 
         ScaleOutRun run = new ScaleOutScenario(settings).runOn(cluster.clientProperties()).get(0);
