@@ -209,6 +209,7 @@ public final class KeyPreservingAssignorConfig {
     private final String clientId;
     private final TaskStateListener taskStateListener;
     private final PlacementSettings placementSettings;
+    private final LeaderSettings leaderSettings;
 
     /**
      * Parses and validates the settings.
@@ -247,6 +248,8 @@ public final class KeyPreservingAssignorConfig {
                 .maxWarmups((Integer) parsed.get(MAX_WARMUPS_CONFIG))
                 .probingInterval(Duration.ofMillis((Long) parsed.get(PROBING_INTERVAL_MS_CONFIG)))
                 .build();
+        this.leaderSettings = new LeaderSettings(taskCounts, expansionPolicy, coPartitioning, layoutForgetAfterMs,
+                placementSettings);
     }
 
     /**
@@ -372,7 +375,7 @@ public final class KeyPreservingAssignorConfig {
 
     /** @return what the group leader reads of these settings */
     LeaderSettings leaderSettings() {
-        return new LeaderSettings(taskCounts, expansionPolicy, coPartitioning, layoutForgetAfterMs, placementSettings);
+        return leaderSettings;
     }
 
     /**

@@ -54,7 +54,16 @@ abstract class PluginSmokeChecks {
     void producerSpreadsUnkeyedRecordsUniformly() throws Exception {
         assumePartitionerLoads();
         createTopic("uniform", 3);
-        Map<String, Object> props = producerProps();
+        assertSpreadsUniformly(producerProps(), "uniform");
+    }
+
+    /**
+     * Sends 3,000 unkeyed 100-byte records to a topic of 3 partitions with the partitioner
+     * switching every 4 KB, and asserts that every partition got records and that no two differ
+     * by more than two stints.
+     */
+    static void assertSpreadsUniformly(Map<String, Object> producerProps, String topic) throws Exception {
+        Map<String, Object> props = new HashMap<>(producerProps);
         props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, UniformStickyBytesPartitioner.class.getName());
         props.put("partitioner.sticky.batch.size", 4096); // switch partition every 4 KB
 
@@ -63,7 +72,7 @@ abstract class PluginSmokeChecks {
             // Sent without waiting for each (the partition is chosen in send()), then all awaited.
             List<Future<RecordMetadata>> sends = new ArrayList<>();
             for (int i = 0; i < 3000; i++) {
-                sends.add(producer.send(new ProducerRecord<>("uniform", null, "x".repeat(100))));
+                sends.add(producer.send(new ProducerRecord<>(topic, null, "x".repeat(100))));
             }
             for (Future<RecordMetadata> sent : sends) {
                 perPartition.merge(sent.get().partition(), 1, Integer::sum);

@@ -11,7 +11,6 @@ import io.kscale.lab.cluster.ClusterSecurity;
 import io.kscale.lab.KscaleLab;
 import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.cluster.ProcessKafkaCluster;
-import io.kscale.partitioner.UniformStickyBytesPartitioner;
 import io.kscale.streams.WarmupTaskAssignor;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -33,7 +32,6 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
@@ -45,7 +43,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
@@ -138,25 +135,7 @@ class SecuredClusterIT {
     void shouldProduceUniformlyWithTheStickyBytesPartitionerGrantedWriteOnly(KafkaCluster cluster) throws Exception {
         createTopic(cluster, "uniform", 3);
         allow(cluster, topic("uniform"), AclOperation.WRITE);
-        Map<String, Object> props = producerProps(app);
-        props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, UniformStickyBytesPartitioner.class.getName());
-        props.put("partitioner.sticky.batch.size", 4096);
-
-        Map<Integer, Integer> perPartition = new HashMap<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
-            List<Future<RecordMetadata>> sent = new ArrayList<>();
-            for (int i = 0; i < 3000; i++) {
-                sent.add(producer.send(new ProducerRecord<>("uniform", null, "x".repeat(100))));
-            }
-            for (Future<RecordMetadata> record : sent) {
-                perPartition.merge(record.get().partition(), 1, Integer::sum);
-            }
-        }
-
-        assertThat(perPartition).containsOnlyKeys(0, 1, 2);
-        int spread = perPartition.values().stream().mapToInt(Integer::intValue).max().getAsInt()
-                - perPartition.values().stream().mapToInt(Integer::intValue).min().getAsInt();
-        assertThat(spread).as("records per partition %s", perPartition).isLessThanOrEqualTo(2 * 4096 / 100);
+        PluginSmokeChecks.assertSpreadsUniformly(producerProps(app), "uniform");
     }
 
     /**
