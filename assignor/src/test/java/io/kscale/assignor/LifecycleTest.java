@@ -7,6 +7,7 @@ import io.kscale.assignor.GroupSimulator.ScriptedListener;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.HashMap;
@@ -62,9 +63,14 @@ class LifecycleTest {
         // The MBean KafkaConsumer's constructor registers under its client id, and its close() unregisters.
         ObjectName appInfo = new ObjectName("kafka.consumer:type=app-info,id=" + clientId);
         JMX.registerMBean(new javax.management.timer.Timer(), appInfo);
-        WeakReference<TaskStateListener> listener = runStatefulMember(clientId);
+        KeyPreservingAssignor assignor = new KeyPreservingAssignor();
+        WeakReference<TaskStateListener> listener = runStatefulMember(assignor, clientId);
 
+        // As a consumer does, hold the assignor until the close: a collection before it would
+        // leave nothing for the watch to close, and the check below would fail for the test's sake.
         JMX.unregisterMBean(appInfo);
+        Reference.reachabilityFence(assignor);
+        assignor = null;
 
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             System.gc();
@@ -94,10 +100,9 @@ class LifecycleTest {
         assertThat(registry.isOpen()).isFalse();
     }
 
-    /** A stateful member's assignor through one assignment; only the returned weak reference survives the call. */
-    private static WeakReference<TaskStateListener> runStatefulMember(String clientId) {
+    /** A stateful member's assignor through one assignment; of its listener, only a weak reference leaves the call. */
+    private static WeakReference<TaskStateListener> runStatefulMember(KeyPreservingAssignor assignor, String clientId) {
         ScriptedListener listener = new ScriptedListener();
-        KeyPreservingAssignor assignor = new KeyPreservingAssignor();
         Map<String, Object> config = new HashMap<>();
         config.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
         config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);

@@ -43,7 +43,8 @@ public final class MemberTaskState {
     private final TaskStateListener listener;
     /** The tasks this member ran or warmed up after its last assignment, plus those it reported state of since. */
     private SortedSet<TaskRef> held = new TreeSet<>();
-    private Set<String> subscription = Set.of();
+    /** Sorted, so that a fallback group lists its topics alike in every JVM (Set.copyOf's order is not). */
+    private SortedSet<String> subscription = Collections.emptySortedSet();
     private SortedSet<TaskRef> warmups = Collections.emptySortedSet();
     private SortedSet<TaskRef> active = Collections.emptySortedSet();
 
@@ -59,7 +60,7 @@ public final class MemberTaskState {
      * @return records behind per topic, as {@link MemberReport} carries them
      */
     public Map<String, MemberReport.TopicLags> lags(Set<String> topics, GroupLayout layout) {
-        subscription = Set.copyOf(topics);
+        subscription = Collections.unmodifiableSortedSet(new TreeSet<>(topics));
         Map<TaskRef, Long> reported;
         try {
             reported = listener.lags();

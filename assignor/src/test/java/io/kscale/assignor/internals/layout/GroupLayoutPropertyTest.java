@@ -5,6 +5,7 @@ import static io.kscale.assignor.internals.layout.LayoutFixtures.ORDERS;
 import static io.kscale.assignor.internals.layout.LayoutFixtures.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kscale.assignor.PropertySeeds;
 import io.kscale.assignor.internals.layout.LayoutChange.Kind;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,8 +28,8 @@ import net.jqwik.api.constraints.Size;
  * Properties of {@link GroupLayout#withPartitionCounts} over random layouts and random, partly
  * nonsensical metadata (null and illegal names, counts of zero, negative, too large, null): it
  * never throws, never loses a topic, a task or a partition, and raises the epoch exactly when the
- * layout changes. jqwik prints the falsified sample and its seed; rerun with
- * {@code @Property(seed = "<seed>")}.
+ * layout changes. Samples are drawn from {@link PropertySeeds#SEED}; jqwik prints a falsified
+ * sample.
  */
 class GroupLayoutPropertyTest {
 
@@ -66,7 +67,7 @@ class GroupLayoutPropertyTest {
                 .ofMaxSize(2);
     }
 
-    @Property(tries = 1000)
+    @Property(tries = 1000, seed = PropertySeeds.SEED)
     void shouldNeverThrowNorLoseATaskAndRaiseTheEpochExactlyOnChange(
             @ForAll("layouts") GroupLayout before, @ForAll("metadata") Map<String, Integer> current,
             @ForAll ExpansionPolicy policy, @ForAll("declarations") Map<String, Integer> declared) {
@@ -109,7 +110,7 @@ class GroupLayoutPropertyTest {
      * count forever; under REBASE the topic is aligned after every step, so the next expansion
      * to a multiple keeps affinity.
      */
-    @Property(tries = 500)
+    @Property(tries = 500, seed = PropertySeeds.SEED)
     void shouldFollowThePolicyThroughAnySequenceOfCounts(
             @ForAll ExpansionPolicy policy,
             @ForAll @Size(min = 1, max = 10) List<@IntRange(min = 1, max = 64) Integer> sequence) {
@@ -129,7 +130,7 @@ class GroupLayoutPropertyTest {
         }
     }
 
-    @Property(tries = 200)
+    @Property(tries = 200, seed = PropertySeeds.SEED)
     void shouldGiveTheSameResultForTheSameInput(@ForAll("layouts") GroupLayout before,
                                                  @ForAll("metadata") Map<String, Integer> current, @ForAll ExpansionPolicy policy) {
         assertThat(before.withPartitionCounts(new HashMap<>(current), policy, NONE_DECLARED))

@@ -6,6 +6,7 @@ import static io.kscale.assignor.internals.layout.LayoutFixtures.seal;
 import static io.kscale.assignor.internals.layout.LayoutFixtures.sealedMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kscale.assignor.PropertySeeds;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -27,8 +28,7 @@ import net.jqwik.api.statistics.Statistics;
  * random bodies behind a correct header and checksum (which reach the parser), truncations, bit
  * flips, and edits of valid messages. It must never throw, never accept a damaged message the
  * checksum can see, and whatever it does accept must be the one canonical encoding of its
- * layout. jqwik prints the falsified sample and its seed; rerun with
- * {@code @Property(seed = "<seed>")}.
+ * layout. Samples are drawn from {@link PropertySeeds#SEED}; jqwik prints a falsified sample.
  */
 class LayoutCodecFuzzTest {
 
@@ -37,7 +37,7 @@ class LayoutCodecFuzzTest {
         return Arbitraries.oneOf(LayoutFixtures.groupLayouts(40), LayoutFixtures.identifiedGroupLayouts(40));
     }
 
-    @Property(tries = 500)
+    @Property(tries = 500, seed = PropertySeeds.SEED)
     void shouldDecodeWhatItEncodes(@ForAll("layouts") GroupLayout layout) {
         ByteBuffer encoded = LayoutCodec.encode(layout);
 
@@ -46,7 +46,7 @@ class LayoutCodecFuzzTest {
         assertThat(LayoutCodec.decode(encoded.asReadOnlyBuffer())).contains(layout);
     }
 
-    @Property(tries = 2000)
+    @Property(tries = 2000, seed = PropertySeeds.SEED)
     void shouldNeverThrowForRandomBytes(@ForAll @Size(max = 400) byte[] bytes) {
         decode(bytes);
         if (bytes.length > 1) {
@@ -56,7 +56,7 @@ class LayoutCodecFuzzTest {
     }
 
     /** Behind a valid header and checksum, random bytes exercise every branch of the parser. */
-    @Property(tries = 2000)
+    @Property(tries = 2000, seed = PropertySeeds.SEED)
     void shouldNeverThrowForRandomBodiesAndAcceptOnlyCanonicalOnes(@ForAll("bodies") byte[] body) {
         byte[] message = sealedMessage(body);
 
@@ -70,7 +70,7 @@ class LayoutCodecFuzzTest {
      * prefixes that are too short or too long, zero counts, a topic count off by one): many parse,
      * so this reaches the checks that keep decoding strict (order, canonical front coding).
      */
-    @Property(tries = 5000)
+    @Property(tries = 5000, seed = PropertySeeds.SEED)
     void shouldAcceptOnlyCanonicalBodiesThatFollowTheGrammar(@ForAll("grammarBodies") byte[] body) {
         byte[] message = sealedMessage(body);
 
@@ -79,7 +79,7 @@ class LayoutCodecFuzzTest {
         assertCanonicalIfAccepted(message, decoded);
     }
 
-    @Property(tries = 300)
+    @Property(tries = 300, seed = PropertySeeds.SEED)
     void shouldRejectEveryTruncation(@ForAll("layouts") GroupLayout layout) {
         byte[] message = encode(layout);
 
@@ -90,7 +90,7 @@ class LayoutCodecFuzzTest {
         }
     }
 
-    @Property(tries = 100)
+    @Property(tries = 100, seed = PropertySeeds.SEED)
     void shouldRejectEverySingleBitFlip(@ForAll("layouts") GroupLayout layout) {
         byte[] message = encode(layout);
 
@@ -106,7 +106,7 @@ class LayoutCodecFuzzTest {
      * removed bytes and bit flips, then sealed. Most messages fail to parse; none throws, and an
      * accepted one is canonical.
      */
-    @Property(tries = 3000)
+    @Property(tries = 3000, seed = PropertySeeds.SEED)
     void shouldNeverThrowForEditedMessagesWithAValidChecksum(@ForAll("layouts") GroupLayout layout,
                                                             @ForAll("edits") List<Tuple.Tuple3<Integer, Integer, Byte>> edits) {
         byte[] message = encode(layout);

@@ -6,6 +6,7 @@ import static io.kscale.assignor.internals.placement.PlacementFixtures.place;
 import static io.kscale.assignor.internals.placement.PlacementFixtures.totalMoves;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kscale.assignor.PropertySeeds;
 import io.kscale.assignor.internals.placement.PlacementFixtures.Round;
 import io.kscale.assignor.internals.placement.RandomRequests.Shape;
 import java.time.Duration;
@@ -26,10 +27,9 @@ import net.jqwik.api.constraints.IntRange;
 /**
  * Properties of the engine over random requests ({@link RandomRequests}): the hard constraints
  * always hold, the output depends only on the request, repeated rounds converge within the
- * stated bound, and a joining client moves only its share. Seeded: jqwik prints the falsified
- * arguments and its {@code seed}; rerun with {@code @Property(seed = "<seed>")} on the method, or
- * rebuild the request with {@code RandomRequests.generate(seed, clients, tasks, settings, shape)}
- * from the printed arguments. jqwik also retries the last failing sample first
+ * stated bound, and a joining client moves only its share. Seeded by {@link PropertySeeds#SEED}:
+ * jqwik prints the falsified arguments; rebuild the request from them with
+ * {@code RandomRequests.generate(seed, clients, tasks, settings, shape)}. jqwik also retries the last failing sample first
  * ({@code after-failure = SAMPLE_FIRST}, database in {@code target/jqwik-database}).
  */
 class PlacementPropertyTest {
@@ -50,13 +50,13 @@ class PlacementPropertyTest {
         return settings().filter(settings -> settings.maxWarmups() > 0);
     }
 
-    @Property(tries = 400)
+    @Property(tries = 400, seed = PropertySeeds.SEED)
     void constraintsAlwaysHold(@ForAll long seed, @ForAll @IntRange(min = 0, max = 7) int clients,
                                @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settings") PlacementSettings settings) {
         place(RandomRequests.generate(seed, clients, tasks, settings, Shape.ANYTHING));
     }
 
-    @Property(tries = 200)
+    @Property(tries = 200, seed = PropertySeeds.SEED)
     void theSameRequestGivesTheSamePlacementWhateverTheInputOrder(
             @ForAll long seed, @ForAll @IntRange(min = 0, max = 7) int clients,
             @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settings") PlacementSettings settings) {
@@ -80,7 +80,7 @@ class PlacementPropertyTest {
      * first placement runs a task active on a client that must restore it (an orphan), whose
      * warmups then wait a round.
      */
-    @Property(tries = 300)
+    @Property(tries = 300, seed = PropertySeeds.SEED)
     void convergesWithinTheBoundWhenWeightsAreEqual(
             @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int clients,
             @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
@@ -97,7 +97,7 @@ class PlacementPropertyTest {
      * random requests. Checked here: it still converges, within twice that, which held in 15,000
      * random runs. A guard against livelock, not a proved bound.
      */
-    @Property(tries = 300)
+    @Property(tries = 300, seed = PropertySeeds.SEED)
     void convergesWhenWeightsDifferToo(
             @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int clients,
             @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
@@ -126,7 +126,7 @@ class PlacementPropertyTest {
      * its warmup: one to even the load meanwhile, one back when the stateful task arrives (even
      * load ranks above fewest movements).
      */
-    @Property(tries = 200)
+    @Property(tries = 200, seed = PropertySeeds.SEED)
     void aJoiningClientMovesOnlyItsShare(
             @ForAll long seed, @ForAll @IntRange(min = 1, max = 6) int clients,
             @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
