@@ -60,6 +60,8 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -81,12 +83,12 @@ import picocli.CommandLine;
  * {@link KeyPreservingAssignor} logs in with the consumer's settings; without its ACLs the group
  * still works, and the store says once which ACL is missing. Last, no secret of the cluster
  * (keystore, truststore and user passwords) appears in the client output captured during the
- * class (kscale at INFO, Kafka clients at WARN, as {@code simplelogger.properties} has it), in an
- * exception message, or in any broker log (INFO, with the brokers' configuration dumps).
+ * class, in an exception message, or in any broker log (INFO, with the brokers' configuration
+ * dumps). The class runs in a Failsafe execution of its own ({@code secured-clusters}), where
+ * Kafka's clients log at INFO, with their configuration dumps, and kscale at DEBUG.
  */
 @ExtendWith(SecuredClusterIT.CapturedStderr.class) // first: it also captures the cluster's start-up
-@RealKafkaCluster(brokers = 2, security = ClusterSecurity.SASL_SSL,
-        processSuiteOnly = "secured clusters run on the process backend only")
+@RealKafkaCluster(brokers = 2, security = ClusterSecurity.SASL_SSL)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SecuredClusterIT {
 
@@ -205,41 +207,58 @@ class SecuredClusterIT {
         assertThat(failures).as("layout-store-failures-total").isPositive();
     }
 
-    /** Streams needs READ on its input topic and its group (the application id), WRITE on its output topic. */
+    /**
+     * A stateful Streams app (a repartition and a changelog topic, whose lags the assignor reads)
+     * needs READ on its input topic and its group (the application id), WRITE on its output
+     * topic, and CREATE, READ, WRITE and DELETE on the topics prefixed with its application id:
+     * Streams creates its internal topics, and deletes the repartition topic's consumed records.
+     */
     @Test
     @Order(5)
-    void shouldRunAStreamsAppWithTheWarmupTaskAssignor(KafkaCluster cluster) throws Exception {
+    void shouldRunAStatefulStreamsAppWithTheWarmupTaskAssignor(KafkaCluster cluster) throws Exception {
         String appId = "secured-streams";
         createTopic(cluster, "words", 2);
-        createTopic(cluster, "words-upper", 2);
+        createTopic(cluster, "word-counts", 2);
         allow(cluster, topic("words"), AclOperation.READ);
-        allow(cluster, topic("words-upper"), AclOperation.WRITE);
+        allow(cluster, topic("word-counts"), AclOperation.WRITE);
         allow(cluster, group(appId), AclOperation.READ);
+        allow(cluster, new ResourcePattern(ResourceType.TOPIC, appId, PatternType.PREFIXED),
+                AclOperation.CREATE, AclOperation.READ, AclOperation.WRITE, AclOperation.DELETE);
         StreamsBuilder builder = new StreamsBuilder();
+        // "hello-7" counts under "hello": re-keying makes the repartition topic, count() the changelog
         builder.stream("words", Consumed.with(Serdes.String(), Serdes.String()))
-                .mapValues(value -> value.toUpperCase())
-                .to("words-upper", Produced.with(Serdes.String(), Serdes.String()));
+                .groupBy((key, value) -> value.substring(0, value.indexOf('-')), Grouped.with(Serdes.String(), Serdes.String()))
+                .count(Materialized.as("counts"))
+                .toStream()
+                .mapValues(String::valueOf)
+                .to("word-counts", Produced.with(Serdes.String(), Serdes.String()));
         Properties props = new Properties();
         props.putAll(app);
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
         props.put(StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, WarmupTaskAssignor.class.getName());
         props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("secured-streams").toString());
+        props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0); // every update reaches the output
+        props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, cluster.brokerCount());
 
-        Map<String, String> upper = new ConcurrentHashMap<>();
+        Map<String, String> counts = new ConcurrentHashMap<>();
         try (KafkaStreams streams = new KafkaStreams(builder.build(), props);
-             KafkaConsumer<String, String> reader = consumer(cluster.clientProperties(), "reader", "words-reader", null)) {
+             KafkaConsumer<String, String> reader = consumer(cluster.clientProperties(), "reader", "counts-reader", null)) {
             streams.start();
             produceKeys(cluster, "words", "hello");
-            reader.subscribe(List.of("words-upper"));
+            reader.subscribe(List.of("word-counts"));
             await().atMost(Duration.ofSeconds(90)).until(() -> {
                 for (ConsumerRecord<String, String> record : reader.poll(Duration.ofMillis(200))) {
-                    upper.put(record.key(), record.value());
+                    counts.put(record.key(), record.value());
                 }
-                return upper.size() == KEYS;
+                return String.valueOf(KEYS).equals(counts.get("hello"));
             });
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
         }
-        assertThat(upper).allSatisfy((key, value) -> assertThat(value).startsWith("HELLO-"));
+        try (Admin admin = Admin.create(cluster.clientProperties())) {
+            assertThat(admin.listTopics().names().get()).as("the app's internal topics, created as user " + APP)
+                    .contains(appId + "-counts-repartition", appId + "-counts-changelog");
+        }
+        assertThat(counts).containsOnlyKeys("hello");
     }
 
     /**
@@ -275,7 +294,9 @@ class SecuredClusterIT {
         for (Path log : cluster.logFiles()) {
             searched.put(log.toString(), Files.readString(log, StandardCharsets.ISO_8859_1));
         }
-        assertThat(searched.get("client output")).as("captured client output").contains("KafkaLayoutStore");
+        // Not a search of nothing: the output holds the clients' configuration dumps and kscale's DEBUG lines.
+        assertThat(searched.get("client output")).as("captured client output").contains("KafkaLayoutStore")
+                .contains("ProducerConfig values:").contains("sasl.jaas.config = [hidden]").containsPattern(" DEBUG \\S+ - ");
 
         for (String secret : secrets) {
             String encoded = Base64.getEncoder().encodeToString(secret.getBytes(StandardCharsets.UTF_8));

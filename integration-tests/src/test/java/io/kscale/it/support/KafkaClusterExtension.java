@@ -6,6 +6,7 @@ import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.cluster.KafkaClusters;
 import java.nio.file.Path;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -64,7 +65,7 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
     private static KafkaCluster cluster(ExtensionContext context) {
         ClosableCluster started = started(context);
         if (started.notHere != null) {
-            Suites.assumeProcessSuite(started.notHere);
+            Assumptions.abort(started.notHere);
         }
         if (started.cluster == null) {
             Suites.skipOrFail(started.unavailable);
@@ -107,7 +108,7 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
     private static final class ClosableCluster implements AutoCloseable {
         final KafkaCluster cluster;
         final String unavailable;
-        /** Why the class does not run in this (the Docker) suite. */
+        /** Why the class does not run in this suite. */
         final String notHere;
 
         private ClosableCluster(KafkaCluster cluster, String unavailable, String notHere) {
@@ -117,9 +118,9 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
         }
 
         static ClosableCluster startFor(Class<?> testClass) {
-            String processOnly = settings(testClass).processSuiteOnly();
-            if (!processOnly.isEmpty() && Suites.isDockerSuite()) {
-                return new ClosableCluster(null, null, processOnly);
+            String notHere = Suites.notHere(settings(testClass));
+            if (notHere != null) {
+                return new ClosableCluster(null, null, notHere);
             }
             try {
                 return new ClosableCluster(start(testClass), null, null);

@@ -37,8 +37,9 @@ public @interface RealKafkaCluster {
     String processSuiteOnly() default "";
 
     /**
-     * TLS, SCRAM and ACLs, or none (the default); see {@link ClusterSecurity}. A secured cluster
-     * needs the process backend: set {@link #processSuiteOnly} too.
+     * TLS, SCRAM and ACLs, or none (the default); see {@link ClusterSecurity}. A secured class
+     * runs in the suite of secured clusters only, on processes (Failsafe's {@code secured-clusters}
+     * execution, which takes {@code *SecuredClusterIT} classes; see {@link Suites}).
      */
     ClusterSecurity security() default ClusterSecurity.PLAINTEXT;
 }
