@@ -47,6 +47,8 @@ public final class AssignorMetrics {
     private volatile long lastStoreSuccessMs = -1;
     /** The clock of {@link #lastStoreSuccessMs}: the leader's. */
     private volatile Time storeClock = Time.SYSTEM;
+    /** What the last assignment this member computed as leader warms up; one value, so gauges never mix two. */
+    private volatile Warmups warmups = new Warmups(0, 0, 0);
 
     /** Metrics in the JVM-wide registry, in JMX. */
     public AssignorMetrics(String clientId) {
@@ -82,6 +84,14 @@ public final class AssignorMetrics {
                     long last = lastStoreSuccessMs;
                     return last < 0 ? -1L : Math.max(0, storeClock.milliseconds() - last);
                 });
+        gauge("warmup-tasks", "Warmup copies in the last assignment this member computed as leader: stateful tasks "
+                + "a member restores before the task moves to it (0 without a TaskStateListener).",
+                (config, now) -> warmups.warmups);
+        gauge("pending-moves", "Stateful tasks the last assignment kept on their caught-up owner until the member "
+                + "they move to has caught up; 0 when balanced.", (config, now) -> warmups.pendingMoves);
+        gauge("follow-up-delay-ms", "Milliseconds from the last assignment to the earliest follow-up deadline it "
+                + "sent to a warming member; 0 if it sent none. A member asks earlier by itself once a warmup has "
+                + "caught up.", (config, now) -> warmups.followUpDelayMs);
     }
 
     /** Metrics kept in a registry of their own, outside JMX: for an assignor that is not configured yet. */
@@ -93,7 +103,7 @@ public final class AssignorMetrics {
         return metrics.counter(name, doc);
     }
 
-    private void gauge(String name, String doc, Gauge<Long> gauge) {
+    private void gauge(String name, String doc, Gauge<? extends Number> gauge) {
         metrics.gauge(name, doc, gauge);
     }
 
@@ -146,6 +156,17 @@ public final class AssignorMetrics {
         layoutEpoch = epoch;
     }
 
+    /**
+     * Records what the leader's last assignment warms up.
+     *
+     * @param warmups warmup copies across the group
+     * @param pendingMoves stateful tasks waiting for their new owner to catch up
+     * @param followUpDelayMs ms to the earliest follow-up deadline sent, 0 if none
+     */
+    public void warmups(int warmups, int pendingMoves, long followUpDelayMs) {
+        this.warmups = new Warmups(warmups, pendingMoves, followUpDelayMs);
+    }
+
     /** The current value of one of this client's metrics (tests). */
     public double value(String name) {
         return metrics.value(name);
@@ -157,6 +178,19 @@ public final class AssignorMetrics {
      */
     public void close() {
         metrics.close();
+    }
+
+    /** The warmup gauges' values of one assignment. */
+    private static final class Warmups {
+        final int warmups;
+        final int pendingMoves;
+        final long followUpDelayMs;
+
+        Warmups(int warmups, int pendingMoves, long followUpDelayMs) {
+            this.warmups = warmups;
+            this.pendingMoves = pendingMoves;
+            this.followUpDelayMs = followUpDelayMs;
+        }
     }
 
     /**
