@@ -74,11 +74,4 @@ final class AssignmentSummary {
         }
         return new AssignmentSummary(moved, warmups, standbyCopies - warmups, pendingMoves, followUp);
     }
-
-    @Override
-    public String toString() {
-        return movedActives + " active tasks moved, " + pendingMoves + " moves pending, " + warmups + " warmups, "
-                + standbys + " standbys, " + followUp.map(delay -> "follow-up rebalance in " + delay)
-                .orElse("no follow-up");
-    }
 }

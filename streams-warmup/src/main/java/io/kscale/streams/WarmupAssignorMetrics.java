@@ -17,8 +17,9 @@ import org.apache.kafka.common.metrics.Sensor;
  * domain), one per client id, kept and removed by {@link LeaderMetrics}. The client id is the
  * consumer's, not the application's: it is what the consumer's close announces, and it names
  * one stream thread of one instance, as Streams' own thread metrics do, so no application tag is
- * needed. Every gauge reads one immutable value set at the end of an assignment: until this
- * thread leads again, they keep describing its last one.
+ * needed. The gauges read two immutable values set at each assignment (what it does, what the
+ * learner knew), so a gauge never mixes two assignments; until this thread leads again, they
+ * keep describing its last one.
  */
 final class WarmupAssignorMetrics {
 
