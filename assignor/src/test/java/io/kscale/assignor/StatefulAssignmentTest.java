@@ -8,6 +8,7 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
 import io.kscale.assignor.internals.layout.MessageFrame;
 import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import io.kscale.assignor.internals.wire.AssignmentInfo;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -165,6 +166,31 @@ class StatefulAssignmentTest {
         assertThat(group.load()).containsEntry("a", 4).containsEntry("b", 0);
         assertThat(a.dropCalls).isEmpty();
         assertThat(b.dropCalls).isEmpty();
+    }
+
+    @Test
+    void shouldTellTheWarmupsOfTheLastAssignmentInTheLeadersMetrics() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 4);
+        ScriptedListener a = new ScriptedListener();
+        ScriptedListener b = new ScriptedListener();
+        group.join("a", a, ORDERS);
+        group.rebalanceUntilStable();
+        group.join("b", b, ORDERS);
+        group.rebalance();
+        AssignorMetrics leader = group.member("a").assignor.metrics();
+
+        assertThat(leader.value("warmup-tasks")).as("b warms up the 2 units that should move to it").isEqualTo(2.0);
+        assertThat(leader.value("pending-moves")).isEqualTo(2.0);
+        assertThat(leader.value("follow-up-delay-ms")).as("restore rate unknown: the probing interval")
+                .isEqualTo((double) PROBING_MS);
+
+        b.warming.forEach(task -> b.lags.put(task, 0L));
+        group.rebalanceUntilStable();
+
+        assertThat(group.load()).containsEntry("a", 2).containsEntry("b", 2);
+        assertThat(leader.value("warmup-tasks")).isZero();
+        assertThat(leader.value("pending-moves")).isZero();
+        assertThat(leader.value("follow-up-delay-ms")).as("balanced: no follow-up").isZero();
     }
 
     @Test

@@ -94,15 +94,4 @@ final class AssignmentOutput {
         }
         return new TaskAssignment(result);
     }
-
-    /** @return how many copies of the given type the assignments hold */
-    static int count(Map<ProcessId, KafkaStreamsAssignment> assignments, AssignedTask.Type type) {
-        int count = 0;
-        for (KafkaStreamsAssignment assignment : assignments.values()) {
-            for (AssignedTask task : assignment.tasks().values()) {
-                count += task.type() == type ? 1 : 0;
-            }
-        }
-        return count;
-    }
 }

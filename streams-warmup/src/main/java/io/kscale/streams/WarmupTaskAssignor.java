@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.apache.kafka.streams.errors.TaskAssignmentException;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
-import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
@@ -50,8 +49,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>translate back</b>: actives as {@code ACTIVE}, standbys and warmups as {@code STANDBY}
  *       (Streams has no warmup type: a warmup is a standby plus a follow-up rebalance);</li>
  *   <li><b>check</b> the result with {@link TaskAssignmentUtils#validateTaskAssignment} and log
- *       one INFO line with the counts (tasks, clients, moves pending, warmups, standbys,
- *       follow-up).</li>
+ *       one INFO line with the counts (tasks, clients, active tasks moved, moves pending, warmups,
+ *       standbys, follow-up), which the metrics report too.</li>
  * </ol>
  *
  * <p><b>Weight.</b> Every task weighs 1, as in Streams' own assignors, rather than its partition
@@ -113,6 +112,13 @@ import org.slf4j.LoggerFactory;
  * active on its prior owner, else on the client with the fewest tasks per thread, Kafka's default
  * standbys (none, if those fail too), and a follow-up after the probing interval.
  *
+ * <p><b>Metrics</b>, in JMX as {@code kscale.streams:type=warmup-task-assignor,client-id=<the
+ * consumer's client.id>}: counters of the assignments this stream thread computed as leader and of
+ * the fallbacks among them (every lag unknown, or the safe assignment), gauges of the last
+ * assignment and of what the learner knew then ({@link WarmupAssignorMetrics}). Streams hands task
+ * assignors no metrics registry and never closes them, so the metrics are JVM-wide per client id
+ * and go when that consumer closes ({@link LeaderMetrics}).
+ *
  * <p><b>Edge inputs.</b> A client with 0 threads is listed with no tasks. If there are tasks and
  * no client with a thread (or no client at all), {@code assign} throws a
  * {@link TaskAssignmentException}: Streams then sends every member an error assignment and their
@@ -156,11 +162,13 @@ public final class WarmupTaskAssignor implements TaskAssignor {
     private final Function<PlacementRequest, Placement> engine;
     /** The leader's restore-rate history by application id: it outlives this assignor (see {@link LeaderLearners}). */
     private final Function<String, RestoreRateLearner> learners;
+    /** The metrics of a consumer client id: they outlive this assignor too (see {@link LeaderMetrics}). */
+    private final Function<String, WarmupAssignorMetrics> metrics;
     private WarmupTaskAssignorConfig config = WarmupTaskAssignorConfig.defaults();
 
     /** Creates an assignor; Kafka Streams creates one per rebalance. */
     public WarmupTaskAssignor() {
-        this(Clock.systemUTC(), ENGINE::place, LeaderLearners.JVM::forApplication);
+        this(Clock.systemUTC(), ENGINE::place, LeaderLearners.JVM::forApplication, LeaderMetrics.JVM::forClient);
     }
 
     /**
@@ -183,9 +191,23 @@ public final class WarmupTaskAssignor implements TaskAssignor {
      */
     WarmupTaskAssignor(Clock clock, Function<PlacementRequest, Placement> engine,
                        Function<String, RestoreRateLearner> learners) {
+        this(clock, engine, learners, clientId -> WarmupAssignorMetrics.detached());
+    }
+
+    /**
+     * Creates an assignor with its own clock, engine, restore-rate history and metrics.
+     *
+     * @param clock the leader's clock: follow-up deadlines, and the times of the lags the learner measures
+     * @param engine the placement engine
+     * @param learners the learner of an application id
+     * @param metrics the metrics of a consumer client id
+     */
+    WarmupTaskAssignor(Clock clock, Function<PlacementRequest, Placement> engine,
+                       Function<String, RestoreRateLearner> learners, Function<String, WarmupAssignorMetrics> metrics) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.engine = Objects.requireNonNull(engine, "engine");
         this.learners = Objects.requireNonNull(learners, "learners");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
     }
 
     /**
@@ -214,6 +236,7 @@ public final class WarmupTaskAssignor implements TaskAssignor {
     @Override
     public TaskAssignment assign(ApplicationState applicationState) {
         PlacementInput input = PlacementInput.of(applicationState, config);
+        WarmupAssignorMetrics recorder = metricsOf(config.clientId());
         Instant now = clock.instant();
         Instant retry = now.plus(input.probingInterval);
         Placement placement;
@@ -223,8 +246,9 @@ public final class WarmupTaskAssignor implements TaskAssignor {
             PlacementRequest request = learner.learn(input.request, now.toEpochMilli());
             placement = engine.apply(request);
             learner.remember(request, placement, now.toEpochMilli());
+            recorder.learned(learner.snapshot());
         } catch (RuntimeException e) {
-            return failed("the placement engine failed", applicationState, input, retry, e);
+            return failed("the placement engine failed", applicationState, input, retry, e, recorder);
         }
         if (placement.outcome() == PlacementOutcome.NO_CAPACITY) {
             throw new TaskAssignmentException("No Kafka Streams client has a processing thread to run the "
@@ -232,6 +256,7 @@ public final class WarmupTaskAssignor implements TaskAssignor {
                     + " clients); start an instance with num.stream.threads of 1 or more");
         }
         TaskAssignment assignment;
+        AssignmentSummary summary;
         try {
             // Inside the fallback too (issue 11): an exception from translating the placement back or
             // from Kafka's tag-aware standbys would otherwise kill the leader's stream thread.
@@ -241,19 +266,49 @@ public final class WarmupTaskAssignor implements TaskAssignor {
             }
             Optional<Duration> followUp = followUp(input, placement);
             assignment = AssignmentOutput.withFollowUp(assignments, followUp.map(now::plus));
-            logSummary(input, placement, assignments, followUp);
+            int warmups = placement.clients().values().stream().mapToInt(client -> client.warmup().size()).sum();
+            summary = AssignmentSummary.of(applicationState, assignments.values(), warmups, placement.pendingMoves(),
+                    followUp);
+            logSummary(input, placement, summary);
         } catch (RuntimeException e) {
-            return failed("building the assignment from the placement failed", applicationState, input, retry, e);
+            return failed("building the assignment from the placement failed", applicationState, input, retry, e,
+                    recorder);
         }
-        return validOrSafe(applicationState, assignment, retry);
+        TaskAssignment valid = validOrSafe(applicationState, assignment, retry);
+        if (valid != assignment) {
+            return recordSafe(recorder, applicationState, valid, input.probingInterval);
+        }
+        // Every lag unknown: the engine kept each active task on its prior owner, a fallback too.
+        recorder.assigned(summary, input.endOffsetsUnknown());
+        return assignment;
+    }
+
+    /**
+     * The metrics of the client id, or metrics no one sees if they cannot be had: metrics must never
+     * fail a rebalance.
+     */
+    private WarmupAssignorMetrics metricsOf(String clientId) {
+        try {
+            return metrics.apply(clientId);
+        } catch (RuntimeException e) {
+            log.warn("WarmupTaskAssignor: could not register the metrics of {}; assigning without them", clientId, e);
+            return WarmupAssignorMetrics.detached();
+        }
     }
 
     private static TaskAssignment failed(String what, ApplicationState state, PlacementInput input, Instant retry,
-                                         RuntimeException e) {
+                                         RuntimeException e, WarmupAssignorMetrics recorder) {
         log.error("WarmupTaskAssignor: {}, which is a bug: please report it with this log. Using the prior active "
                 + "tasks and Kafka's default standbys for this rebalance instead, and rebalancing again at {}. "
                 + "Request: {}", what, retry, input.request, e);
-        return SafeAssignment.of(state, Optional.of(retry));
+        return recordSafe(recorder, state, SafeAssignment.of(state, Optional.of(retry)), input.probingInterval);
+    }
+
+    /** Records the safe assignment, a fallback: no warmups, no moves pending, a follow-up after the probing interval. */
+    private static TaskAssignment recordSafe(WarmupAssignorMetrics recorder, ApplicationState state,
+                                             TaskAssignment safe, Duration probingInterval) {
+        recorder.assigned(AssignmentSummary.of(state, safe.assignment(), 0, 0, Optional.of(probingInterval)), true);
+        return safe;
     }
 
     /**
@@ -287,15 +342,13 @@ public final class WarmupTaskAssignor implements TaskAssignor {
         return SafeAssignment.of(state, Optional.of(retry));
     }
 
-    private static void logSummary(PlacementInput input, Placement placement,
-                                   Map<ProcessId, KafkaStreamsAssignment> assignments, Optional<Duration> followUp) {
-        int warmups = placement.clients().values().stream().mapToInt(client -> client.warmup().size()).sum();
-        int standbys = AssignmentOutput.count(assignments, AssignedTask.Type.STANDBY) - warmups;
-        log.info("WarmupTaskAssignor: {} tasks ({} stateful) on {} clients, {}: {} moves pending ({} waiting for "
-                        + "warmup budget), {} warmups, {} standbys, {}",
+    private static void logSummary(PlacementInput input, Placement placement, AssignmentSummary summary) {
+        log.info("WarmupTaskAssignor: {} tasks ({} stateful) on {} clients, {}: {} active tasks moved, {} moves pending "
+                        + "({} waiting for warmup budget), {} warmups, {} standbys, {}",
                 input.taskIds.size(), input.statefulTasks, input.processIds.size(), placement.outcome(),
-                placement.pendingMoves(), placement.deferredMoves(), warmups, standbys,
-                followUp.map(delay -> "follow-up rebalance in " + delay).orElse("no follow-up"));
+                summary.movedActives, summary.pendingMoves, placement.deferredMoves(), summary.warmups,
+                summary.standbys, summary.followUp.map(delay -> "follow-up rebalance in " + delay)
+                        .orElse("no follow-up"));
         if (input.endOffsetsUnknown()) {
             log.warn("WarmupTaskAssignor: the lags of {} stateful task copies are unknown (changelog end offsets "
                     + "could not be looked up), so every active task stays on its prior owner; rebalancing again in "

@@ -1,6 +1,7 @@
 package io.kscale.streams;
 
 import java.util.Map;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -47,6 +48,7 @@ public final class WarmupTaskAssignorConfig {
 
     private final long restoreRecordsPerSecond;
     private final String applicationId;
+    private final String clientId;
 
     /**
      * Parses and validates the settings.
@@ -63,6 +65,9 @@ public final class WarmupTaskAssignorConfig {
             application = props.get(ConsumerConfig.GROUP_ID_CONFIG);
         }
         this.applicationId = application == null ? "" : application.toString();
+        // The main consumer's client.id (<client.id>-StreamThread-<n>-consumer): its close ends the metrics.
+        Object client = props.get(CommonClientConfigs.CLIENT_ID_CONFIG);
+        this.clientId = client == null ? "" : client.toString();
     }
 
     /** @return the defaults, as if no kscale key were set */
@@ -78,6 +83,16 @@ public final class WarmupTaskAssignorConfig {
     /** @return the application id Streams passed ({@code application.id}), "" if none: whose history the leader keeps */
     public String applicationId() {
         return applicationId;
+    }
+
+    /**
+     * Package-private: the public API of this class is frozen.
+     *
+     * @return the {@code client.id} of the stream thread's main consumer Streams passed, "" if none:
+     *         whose metrics the leader records ({@link LeaderMetrics})
+     */
+    String clientId() {
+        return clientId;
     }
 
     /** @return the definitions of the settings, for documentation */

@@ -139,6 +139,9 @@ public final class LeaderAssignment {
         metrics.moved(movedTasks);
         metrics.withheld(withheldPartitions);
         metrics.layoutEpoch(layout.epoch());
+        OptionalLong deadline = warmups.earliestDeadline();
+        metrics.warmups(warmups.placementWarmups(), warmups.pendingMoves(),
+                deadline.isPresent() ? Math.max(0, deadline.getAsLong() - now) : 0);
         log.info("Assigned {} members, layout epoch {}: {} tasks moved, {} partitions withheld until their owner "
                 + "revokes them, {} task swaps for rack locality", subscriptions.size(), layout.epoch(), movedTasks,
                 withheldPartitions, rackSwaps);

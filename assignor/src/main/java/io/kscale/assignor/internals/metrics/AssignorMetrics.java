@@ -1,18 +1,15 @@
 package io.kscale.assignor.internals.metrics;
 
 import io.kscale.assignor.internals.member.ConsumerCloseWatch;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.JmxReporter;
 import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.CumulativeSum;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -34,12 +31,7 @@ public final class AssignorMetrics {
     public static final String JMX_PREFIX = "kscale.assignor";
     public static final String GROUP = "key-preserving-assignor";
 
-    private final Registry registry;
-    private final Metrics metrics;
-    private final String clientId;
-    private final Map<String, String> tags;
-    private final List<Sensor> sensors = new ArrayList<>();
-    private final List<MetricName> gauges = new ArrayList<>();
+    private final ClientMetrics metrics;
     private final Sensor assignments;
     private final Sensor affinityBreaks;
     private final Sensor layoutChanges;
@@ -55,7 +47,8 @@ public final class AssignorMetrics {
     private volatile long lastStoreSuccessMs = -1;
     /** The clock of {@link #lastStoreSuccessMs}: the leader's. */
     private volatile Time storeClock = Time.SYSTEM;
-    private boolean closed;
+    /** What the last assignment this member computed as leader warms up; one value, so gauges never mix two. */
+    private volatile Warmups warmups = new Warmups(0, 0, 0);
 
     /** Metrics in the JVM-wide registry, in JMX. */
     public AssignorMetrics(String clientId) {
@@ -63,10 +56,7 @@ public final class AssignorMetrics {
     }
 
     public AssignorMetrics(Registry registry, String clientId) {
-        this.registry = registry;
-        this.metrics = registry.acquire(clientId);
-        this.clientId = clientId;
-        this.tags = Map.of("client-id", clientId);
+        this.metrics = new ClientMetrics(registry, GROUP, clientId);
         this.assignments = counter("assignments-total", "Rebalances this member computed as group leader.");
         this.affinityBreaks = counter("affinity-breaks-total", "Topics that grew to a partition count that is not a "
                 + "multiple of their task count (or got another declared count): some keys moved to another task.");
@@ -94,6 +84,14 @@ public final class AssignorMetrics {
                     long last = lastStoreSuccessMs;
                     return last < 0 ? -1L : Math.max(0, storeClock.milliseconds() - last);
                 });
+        gauge("warmup-tasks", "Warmup copies in the last assignment this member computed as leader: stateful tasks "
+                + "a member restores before the task moves to it (0 without a TaskStateListener).",
+                (config, now) -> warmups.warmups);
+        gauge("pending-moves", "Stateful tasks the last assignment kept on their caught-up owner until the member "
+                + "they move to has caught up; 0 when balanced.", (config, now) -> warmups.pendingMoves);
+        gauge("follow-up-delay-ms", "Milliseconds from the last assignment to the earliest follow-up deadline it "
+                + "sent to a warming member; 0 if it sent none. A member asks earlier by itself once a warmup has "
+                + "caught up.", (config, now) -> warmups.followUpDelayMs);
     }
 
     /** Metrics kept in a registry of their own, outside JMX: for an assignor that is not configured yet. */
@@ -102,20 +100,11 @@ public final class AssignorMetrics {
     }
 
     private Sensor counter(String name, String doc) {
-        Sensor sensor = metrics.sensor(GROUP + ":" + name + ":" + clientId);
-        MetricName metricName = metrics.metricName(name, GROUP, doc, tags);
-        if (metrics.metric(metricName) == null) {
-            sensor.add(metricName, new CumulativeSum());
-        }
-        sensors.add(sensor);
-        return sensor;
+        return metrics.counter(name, doc);
     }
 
-    private void gauge(String name, String doc, Gauge<Long> gauge) {
-        MetricName metricName = metrics.metricName(name, GROUP, doc, tags);
-        metrics.removeMetric(metricName);
-        metrics.addMetric(metricName, gauge);
-        gauges.add(metricName);
+    private void gauge(String name, String doc, Gauge<? extends Number> gauge) {
+        metrics.gauge(name, doc, gauge);
     }
 
     public void assignmentComputed() {
@@ -167,9 +156,20 @@ public final class AssignorMetrics {
         layoutEpoch = epoch;
     }
 
+    /**
+     * Records what the leader's last assignment warms up.
+     *
+     * @param warmups warmup copies across the group
+     * @param pendingMoves stateful tasks waiting for their new owner to catch up
+     * @param followUpDelayMs ms to the earliest follow-up deadline sent, 0 if none
+     */
+    public void warmups(int warmups, int pendingMoves, long followUpDelayMs) {
+        this.warmups = new Warmups(warmups, pendingMoves, followUpDelayMs);
+    }
+
     /** The current value of one of this client's metrics (tests). */
     public double value(String name) {
-        return ((Number) metrics.metric(metrics.metricName(name, GROUP, tags)).metricValue()).doubleValue();
+        return metrics.value(name);
     }
 
     /**
@@ -177,22 +177,28 @@ public final class AssignorMetrics {
      * and releases the registry. Recording afterwards is harmless and invisible. Idempotent.
      */
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        metrics.close();
+    }
+
+    /** The warmup gauges' values of one assignment. */
+    private static final class Warmups {
+        final int warmups;
+        final int pendingMoves;
+        final long followUpDelayMs;
+
+        Warmups(int warmups, int pendingMoves, long followUpDelayMs) {
+            this.warmups = warmups;
+            this.pendingMoves = pendingMoves;
+            this.followUpDelayMs = followUpDelayMs;
         }
-        registry.release(clientId, () -> {
-            sensors.forEach(sensor -> metrics.removeSensor(sensor.name()));
-            gauges.forEach(metrics::removeMetric);
-        });
     }
 
     /**
      * A metrics registry shared by assignors and barriers, and closed when the last of them is:
-     * counts its users per name (an assignor's client id; {@code expansion-barrier:<client id>}
-     * for a barrier), so that a client's metrics go when its last instance of that kind closes.
+     * counts its users per name ({@code <type>:<client id>}, see {@link ClientMetrics}), so that a
+     * client's metrics go when its last instance of that kind closes. One per JMX domain:
+     * {@link #SHARED} for the consumer's plug-ins, another for the Streams assignor's
+     * {@code kscale.streams}.
      */
     public static final class Registry {
 

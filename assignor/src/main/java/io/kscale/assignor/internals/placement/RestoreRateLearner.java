@@ -144,6 +144,33 @@ public final class RestoreRateLearner {
         }
     }
 
+    /**
+     * What it has learned, for metrics: taken after {@link #remember}, it describes the clients of
+     * the last request.
+     *
+     * @return the learned rates and back-off, over the clients it keeps history of
+     */
+    public synchronized Snapshot snapshot() {
+        int rated = 0;
+        double min = Double.NaN;
+        double max = Double.NaN;
+        int maxIdle = 0;
+        int backedOff = 0;
+        for (History history : clients.values()) {
+            // The same threshold as describe(): a rate under 1 record/s is no rate.
+            if (history.rate >= 1) {
+                rated++;
+                min = Double.isNaN(min) ? history.rate : Math.min(min, history.rate);
+                max = Double.isNaN(max) ? history.rate : Math.max(max, history.rate);
+            }
+            maxIdle = Math.max(maxIdle, history.idle);
+            if (history.idle >= MAX_IDLE_FOLLOW_UPS) {
+                backedOff++;
+            }
+        }
+        return new Snapshot(rated, min, max, maxIdle, backedOff);
+    }
+
     /** @return how many clients it keeps history of (tests) */
     synchronized int size() {
         return clients.size();
@@ -158,6 +185,58 @@ public final class RestoreRateLearner {
     @Override
     public synchronized String toString() {
         return "RestoreRateLearner" + clients;
+    }
+
+    /** What a learner knew at one moment, over the clients it keeps history of (see {@link #snapshot()}). */
+    public static final class Snapshot {
+
+        /** A learner without history. */
+        public static final Snapshot EMPTY = new Snapshot(0, Double.NaN, Double.NaN, 0, 0);
+
+        private final int ratedClients;
+        private final double minRate;
+        private final double maxRate;
+        private final int maxIdleFollowUps;
+        private final int backedOffClients;
+
+        Snapshot(int ratedClients, double minRate, double maxRate, int maxIdleFollowUps, int backedOffClients) {
+            this.ratedClients = ratedClients;
+            this.minRate = minRate;
+            this.maxRate = maxRate;
+            this.maxIdleFollowUps = maxIdleFollowUps;
+            this.backedOffClients = backedOffClients;
+        }
+
+        /** @return clients with a learned rate (at least 1 record/s) */
+        public int ratedClients() {
+            return ratedClients;
+        }
+
+        /** @return the lowest learned rate, records/s; NaN if no client has one */
+        public double minRate() {
+            return minRate;
+        }
+
+        /** @return the highest learned rate, records/s; NaN if no client has one */
+        public double maxRate() {
+            return maxRate;
+        }
+
+        /** @return the most idle follow-ups in a row of any client; 0 without history */
+        public int maxIdleFollowUps() {
+            return maxIdleFollowUps;
+        }
+
+        /** @return clients with {@value RestoreRateLearner#MAX_IDLE_FOLLOW_UPS} or more idle follow-ups in a row: their copies wait for the probing interval */
+        public int backedOffClients() {
+            return backedOffClients;
+        }
+
+        @Override
+        public String toString() {
+            return "Snapshot(rated " + ratedClients + ", min " + minRate + ", max " + maxRate + ", max idle "
+                    + maxIdleFollowUps + ", backed off " + backedOffClients + ")";
+        }
     }
 
     /** The lag the engine sees: reported, else 0 on the prior owner; {@link Model#UNKNOWN} if unknown or huge. */

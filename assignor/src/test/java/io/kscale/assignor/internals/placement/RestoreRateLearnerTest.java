@@ -69,6 +69,43 @@ class RestoreRateLearnerTest {
     }
 
     @Test
+    void shouldTellItsLearnedRatesInItsSnapshotForMetrics() {
+        // The metrics of the Streams assignor read the snapshot: NaN until a rate is measured.
+        Scale scale = new Scale(new RestoreRateLearner(), 310_000, 1_010_000).restoringAt(5_000);
+        assertThat(scale.learner.snapshot().ratedClients()).isZero();
+        assertThat(scale.learner.snapshot().minRate()).isNaN();
+
+        scale.rebalance();
+        RestoreRateLearner.Snapshot measuring = scale.learner.snapshot();
+        scale.advance(30);
+        scale.rebalance();
+        RestoreRateLearner.Snapshot measured = scale.learner.snapshot();
+
+        assertThat(measuring.ratedClients()).as("no rate before the measuring follow-up").isZero();
+        assertThat(measuring.maxRate()).isNaN();
+        assertThat(measured.ratedClients()).as("B; A restores nothing").isEqualTo(1);
+        assertThat(measured.minRate()).isEqualTo(5_000.0);
+        assertThat(measured.maxRate()).isEqualTo(5_000.0);
+        assertThat(measured.backedOffClients()).isZero();
+    }
+
+    @Test
+    void shouldTellTheBackOffInItsSnapshotForMetrics() {
+        Scale scale = new Scale(new RestoreRateLearner(), 500_000, 500_000).restoringAt(0);
+
+        scale.followUps(3);
+        RestoreRateLearner.Snapshot beforeBackOff = scale.learner.snapshot();
+        scale.followUps(1);
+        RestoreRateLearner.Snapshot backedOff = scale.learner.snapshot();
+
+        assertThat(beforeBackOff.maxIdleFollowUps()).isEqualTo(RestoreRateLearner.MAX_IDLE_FOLLOW_UPS - 1);
+        assertThat(beforeBackOff.backedOffClients()).isZero();
+        assertThat(backedOff.maxIdleFollowUps()).isEqualTo(RestoreRateLearner.MAX_IDLE_FOLLOW_UPS);
+        assertThat(backedOff.backedOffClients()).as("B's copies wait for the probing interval").isEqualTo(1);
+        assertThat(backedOff.ratedClients()).as("a stalled restore gives no rate").isZero();
+    }
+
+    @Test
     void shouldNotPredictFromLagsThatGrowBecauseTheInputIsFasterThanTheRestore() {
         // B restores 2,000 records/s, shared by two copies, while each changelog grows 1,500/s:
         // each copy falls 500 records/s further behind. No rate to predict from, and no storm.
