@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -79,7 +80,13 @@ class ClusterFaultsIT {
             // As the OS (process state T) or the engine (docker pause's freezer) reports it.
             assertThat(cluster.isFrozen(2)).as("paused broker frozen").isTrue();
             assertThat(cluster.isFrozen(1)).as("other broker frozen").isFalse();
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(cluster))) {
+            // The frozen broker may have been the active controller too: wait until the quorum has
+            // fenced it and moved its partitions, so that the sends test the cluster around it,
+            // not how soon a producer's metadata notices.
+            awaitNoLeaderOn(cluster, topic, 2);
+            Map<String, Object> props = producerProps(cluster);
+            props.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, 1000);
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
                 for (int i = 0; i < 100; i++) {
                     producer.send(new ProducerRecord<>(topic, "key-" + i, "v" + i)).get();
                 }
@@ -92,6 +99,21 @@ class ClusterFaultsIT {
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
                 assertThat(description.partitions()).allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+            });
+        }
+    }
+
+    private static void awaitNoLeaderOn(KafkaCluster cluster, String topic, int broker) {
+        Map<String, Object> props = new HashMap<>(cluster.clientProperties());
+        // short: a request that went to the frozen broker is retried elsewhere soon
+        props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000);
+        try (Admin admin = Admin.create(props)) {
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                assertThat(description.partitions()).as("partitions of %s", topic)
+                        .allSatisfy(p -> assertThat(p.leader()).isNotNull()
+                                .satisfies(leader -> assertThat(leader.id()).isNotEqualTo(broker)));
             });
         }
     }

@@ -239,6 +239,10 @@ class SecuredClusterIT {
         props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("secured-streams").toString());
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0); // every update reaches the output
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, cluster.brokerCount());
+        props.put(StreamsConfig.CLIENT_ID_CONFIG, appId + "-1");
+        // The assignor's metrics are those of the leading thread's main consumer (one thread here).
+        ObjectName assignorMetrics = new ObjectName(
+                "kscale.streams:type=warmup-task-assignor,client-id=" + appId + "-1-StreamThread-1-consumer");
 
         Map<String, String> counts = new ConcurrentHashMap<>();
         try (KafkaStreams streams = new KafkaStreams(builder.build(), props);
@@ -253,7 +257,12 @@ class SecuredClusterIT {
                 return String.valueOf(KEYS).equals(counts.get("hello"));
             });
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
+            assertThat(((Number) ManagementFactory.getPlatformMBeanServer()
+                    .getAttribute(assignorMetrics, "assignments-total")).longValue())
+                    .as("assignments the WarmupTaskAssignor computed").isPositive();
         }
+        assertThat(ManagementFactory.getPlatformMBeanServer().isRegistered(assignorMetrics))
+                .as("the assignor's metrics, after the Streams instance closed").isFalse();
         try (Admin admin = Admin.create(cluster.clientProperties())) {
             assertThat(admin.listTopics().names().get()).as("the app's internal topics, created as user " + APP)
                     .contains(appId + "-counts-repartition", appId + "-counts-changelog");
