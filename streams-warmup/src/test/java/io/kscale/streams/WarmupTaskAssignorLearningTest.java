@@ -1,5 +1,8 @@
 package io.kscale.streams;
 
+import static io.kscale.streams.ScaleOutStates.RATE;
+import static io.kscale.streams.ScaleOutStates.afterSeconds;
+import static io.kscale.streams.ScaleOutStates.scaleOut;
 import static io.kscale.streams.StreamsFixtures.A;
 import static io.kscale.streams.StreamsFixtures.B;
 import static io.kscale.streams.StreamsFixtures.NOW;
@@ -8,17 +11,14 @@ import static io.kscale.streams.StreamsFixtures.deadlines;
 import static io.kscale.streams.StreamsFixtures.standbys;
 import static io.kscale.streams.StreamsFixtures.state;
 import static io.kscale.streams.StreamsFixtures.task;
-import static io.kscale.streams.StreamsFixtures.tasks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.internals.placement.PlacementEngine;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
 import org.junit.jupiter.api.Test;
 
@@ -28,29 +28,11 @@ import org.junit.jupiter.api.Test;
  * the history is kept per application id in the leader's JVM ({@link LeaderLearners}), and every
  * time is the leader's clock.
  *
- * <p>The scale-out of every test: A runs 0_0..0_3; B joins with copies lagging 310,000 records
- * (0_0) and 1,010,000 (the others), restores 5,000 records/s shared by the two copies it warms up
- * (0_0 and 0_1), and nothing writes meanwhile.
+ * <p>The scale-out of every test is {@link ScaleOutStates}'s.
  */
 class WarmupTaskAssignorLearningTest {
 
-    private static final List<TaskId> FOUR = tasks(0, 4);
     private static final Map<String, Object> APP = Map.of("application.id", "orders", "group.id", "orders");
-    private static final long RATE = 5_000;
-
-    /** The state at {@code seconds} after the scale-out's first rebalance, B warming up 0_0 and 0_1 since then. */
-    private static TestApplicationState afterSeconds(long seconds) {
-        long restored = seconds * RATE / 2;
-        return state().stateful(FOUR).client(A, a -> a.active(FOUR))
-                .client(B, b -> b.otherLag(1_010_000).standby(task(0, 0), task(0, 1))
-                        .lag(task(0, 0), 310_000 - restored).lag(task(0, 1), 1_010_000 - restored))
-                .build();
-    }
-
-    private static TestApplicationState scaleOut() {
-        return state().stateful(FOUR).client(A, a -> a.active(FOUR))
-                .client(B, b -> b.otherLag(1_010_000).lag(task(0, 0), 310_000)).build();
-    }
 
     /** A rebalance as Streams runs it: a new assignor, configured, at the leader's time. */
     private static TaskAssignment rebalance(LeaderLearners jvm, Map<String, ?> configs, Instant at,

@@ -1,5 +1,9 @@
 package io.kscale.streams;
 
+import static io.kscale.streams.ScaleOutStates.FOUR;
+import static io.kscale.streams.ScaleOutStates.RATE;
+import static io.kscale.streams.ScaleOutStates.afterSeconds;
+import static io.kscale.streams.ScaleOutStates.scaleOut;
 import static io.kscale.streams.StreamsFixtures.A;
 import static io.kscale.streams.StreamsFixtures.B;
 import static io.kscale.streams.StreamsFixtures.NOW;
@@ -17,10 +21,8 @@ import io.kscale.assignor.internals.placement.PlacementRequest;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,16 +32,12 @@ import org.junit.jupiter.api.Test;
  * assignor per rebalance, so each rebalance here is a new assignor on the same JVM-wide learner
  * and metrics, as {@link LeaderLearners} and {@link LeaderMetrics} keep them.
  *
- * <p>The scale-out is the learning test's: A runs 0_0..0_3; B joins with copies lagging 310,000
- * records (0_0) and 1,010,000 (the others), restores 5,000 records/s shared by the two copies it
- * warms up (0_0 and 0_1), and nothing writes meanwhile.
+ * <p>The scale-out is the learning test's, {@link ScaleOutStates}.
  */
 class WarmupTaskAssignorMetricsTest {
 
-    private static final List<TaskId> FOUR = tasks(0, 4);
     private static final String CLIENT_ID = "orders-1-StreamThread-1-consumer";
     private static final Map<String, Object> CONFIGS = Map.of("application.id", "orders", "client.id", CLIENT_ID);
-    private static final long RATE = 5_000;
 
     private LeaderLearners learners;
     private WarmupAssignorMetrics metrics;
@@ -149,20 +147,6 @@ class WarmupTaskAssignorMetricsTest {
         assignor.configure(CONFIGS);
         TaskAssignment assignment = assignor.assign(state);
         assertValid(state, assignment);
-    }
-
-    private static TestApplicationState scaleOut() {
-        return state().stateful(FOUR).client(A, a -> a.active(FOUR))
-                .client(B, b -> b.otherLag(1_010_000).lag(task(0, 0), 310_000)).build();
-    }
-
-    /** The state at {@code seconds} after the scale-out's first rebalance, B warming up 0_0 and 0_1 since then. */
-    private static TestApplicationState afterSeconds(long seconds) {
-        long restored = seconds * RATE / 2;
-        return state().stateful(FOUR).client(A, a -> a.active(FOUR))
-                .client(B, b -> b.otherLag(1_010_000).standby(task(0, 0), task(0, 1))
-                        .lag(task(0, 0), 310_000 - restored).lag(task(0, 1), 1_010_000 - restored))
-                .build();
     }
 
     /** B's copies of 0_0 and 0_1 within the acceptable lag. */

@@ -2,12 +2,10 @@ package io.kscale.assignor.internals.barrier;
 
 import io.kscale.assignor.ExpansionBarrier;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
+import io.kscale.assignor.internals.metrics.ClientMetrics;
 import java.util.EnumMap;
 import java.util.Map;
-import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.metrics.stats.CumulativeSum;
 
 /**
  * An {@link ExpansionBarrier}'s metrics, in JMX as
@@ -20,11 +18,7 @@ public final class BarrierMetrics {
 
     public static final String GROUP = "expansion-barrier";
 
-    private final AssignorMetrics.Registry shared;
-    /** This barrier's name among the shared registry's users: its metrics are not the assignor's. */
-    private final String user;
-    private final Metrics registry;
-    private final Map<String, String> tags;
+    private final ClientMetrics metrics;
     private final Map<ReleaseCause, Sensor> releases = new EnumMap<>(ReleaseCause.class);
 
     public BarrierMetrics(String clientId) {
@@ -32,22 +26,11 @@ public final class BarrierMetrics {
     }
 
     public BarrierMetrics(AssignorMetrics.Registry shared, String clientId) {
-        this.shared = shared;
-        this.user = GROUP + ":" + clientId;
-        this.registry = shared.acquire(user);
-        this.tags = Map.of("client-id", clientId);
+        // Its own type in the shared registry: the barrier's metrics are not the assignor's.
+        this.metrics = new ClientMetrics(shared, GROUP, clientId);
         for (ReleaseCause cause : ReleaseCause.values()) {
-            Sensor sensor = registry.sensor(sensorName(cause));
-            MetricName name = registry.metricName(cause.metricName(), GROUP, cause.metricDoc(), tags);
-            if (registry.metric(name) == null) {
-                sensor.add(name, new CumulativeSum());
-            }
-            releases.put(cause, sensor);
+            releases.put(cause, metrics.counter(cause.metricName(), cause.metricDoc()));
         }
-    }
-
-    private String sensorName(ReleaseCause cause) {
-        return GROUP + ":" + cause.metricName() + ":" + tags.get("client-id");
     }
 
     public void released(ReleaseCause cause) {
@@ -56,7 +39,7 @@ public final class BarrierMetrics {
 
     /** The current value of one of this client's metrics (tests). */
     public double value(ReleaseCause cause) {
-        return ((Number) registry.metric(registry.metricName(cause.metricName(), GROUP, tags)).metricValue()).doubleValue();
+        return metrics.value(cause.metricName());
     }
 
     /**
@@ -64,10 +47,6 @@ public final class BarrierMetrics {
      * with its last user: nothing of the barrier stays in the JVM-wide registry.
      */
     public void close() {
-        shared.release(user, () -> {
-            for (ReleaseCause cause : ReleaseCause.values()) {
-                registry.removeSensor(sensorName(cause));
-            }
-        });
+        metrics.close();
     }
 }
