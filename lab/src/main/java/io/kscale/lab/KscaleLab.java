@@ -15,7 +15,7 @@ import picocli.CommandLine;
         versionProvider = LabVersion.class,
         description = "Runs real local Kafka clusters and the kscale scenarios against them.",
         subcommands = {ClusterCommand.class, ImageCommand.class, PartitionerCommand.class, ExpansionCommand.class, ScaleOutCommand.class,
-            PlacementCommand.class, CommandLine.HelpCommand.class})
+            PlacementCommand.class, ContainerStartsCommand.class, CommandLine.HelpCommand.class})
 public final class KscaleLab implements Runnable {
 
     @CommandLine.Spec

@@ -544,7 +544,7 @@ public final class DockerKafkaCluster implements KafkaCluster {
      * (the broker's proxy) instead of {@code <docker host>:<mapped port>}: KafkaContainer writes
      * {@link #getBootstrapServers()} into the starter script as {@code PLAINTEXT://...}.
      */
-    private static final class ClientAddressKafkaContainer extends KafkaContainer {
+    private static final class ClientAddressKafkaContainer extends GatedStartKafkaContainer {
         private final String clientAddress;
 
         ClientAddressKafkaContainer(DockerImageName image, String clientAddress) {
