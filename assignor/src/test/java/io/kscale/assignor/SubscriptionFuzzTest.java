@@ -40,7 +40,9 @@ import org.junit.jupiter.api.Timeout;
  * kscale reports of random layouts, owned tasks and lags, old and corrupted ones). Whatever the
  * members sent, {@code assign()} returns without the fallback, within a bounded allocation, an
  * assignment Kafka's consumer accepts ({@link SubscriptionChecks#checkValid}), complete up to
- * partitions withheld while their owner revokes them; every member then takes its assignment.
+ * partitions withheld while their owner revokes them; every member then takes its assignment. The
+ * same subscriptions then go through the fallback (a placement made to throw), which must be
+ * valid and complete in the same sense.
  *
  * <p>Each case is drawn from its own seed, printed in its name and in a failure's message. To
  * repeat one: {@code mvn -B -o -q -pl assignor -am verify -Djapicmp.skip=true
@@ -107,6 +109,13 @@ class SubscriptionFuzzTest {
                 receiver.onAssignment(assignment, new ConsumerGroupMetadata("fuzz", 7, member, Optional.empty()));
                 assertThat(AssignmentInfo.decode(assignment.userData())).as("layout sent to %s", member).isPresent();
             });
+
+            // The same group through the fallback, as if the placement had failed.
+            leader.placementFault(new IllegalStateException("injected by SubscriptionFuzzTest"));
+            Map<String, Assignment> fallback = leader.assign(metadata, new GroupSubscription(subscriptions)).groupAssignment();
+            checkValid(metadata, subscriptions, fallback);
+            checkComplete(metadata, subscriptions, fallback);
+            assertThat(leader.metrics().value("assignment-fallbacks-total")).as("fallbacks").isEqualTo(1.0);
         } finally {
             leader.close();
         }
