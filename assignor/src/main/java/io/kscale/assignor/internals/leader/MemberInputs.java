@@ -193,7 +193,8 @@ public final class MemberInputs {
                 + "topic names, {} owned partitions of topics the metadata lacks, {} owned partitions outside their "
                 + "topic's partition count. Not kept by their member: {} "
                 + "owned partitions of topics outside its subscription (they move one rebalance later). The leader's "
-                + "metadata may lag a member's for a moment; otherwise a client sends what Kafka's consumer does not. "
+                + "metadata may lag a member's for a moment (a topic just created, deleted or grown); otherwise a "
+                + "client sends what Kafka's consumer does not. "
                 + "Invalid entries per member (first {}): {}", invalid, invalidByMember.size(), badTopics,
                 unknownTopicClaims, outOfRangeClaims, unsubscribedClaims, NAMED_MEMBERS, named);
     }
