@@ -79,7 +79,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private LayoutPersistence persistence = LayoutPersistence.disabled(metrics);
     /** The leader's clock: follow-up deadlines, and when a missing topic is forgotten. */
     private Time time = Time.SYSTEM;
-    /** Thrown by the next {@link #assign} after its placement, to exercise the fallback (tests); null in use. */
+    /** Thrown by {@link #assign} after its placement while set, to exercise the fallback (tests); null in use. */
     private RuntimeException placementFault;
     /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
     private Optional<MemberTaskState> taskState = Optional.empty();
@@ -167,7 +167,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
      * Computes the group's assignment (on the leader). Never throws for anything members sent:
      * malformed userData is logged and ignored, and so is every subscription entry that contradicts
      * the leader's metadata (owned partitions it lacks, null or illegal topic names; metric
-     * {@code invalid-subscription-entries-total}). Only partitions the metadata lists are assigned; a topic whose id changed gets a fresh layout, and one gone for
+     * {@code invalid-subscription-entries-total}). Only partitions the metadata lists are assigned;
+     * a topic whose id changed gets a fresh layout, and one gone for
      * {@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG} is forgotten. Should the
      * placement still fail, the group gets a simple valid assignment instead, logged at ERROR and
      * counted in {@code assignment-fallbacks-total}.
@@ -239,7 +240,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
                 "kscale-layout-store-test");
     }
 
-    /** Makes {@link #assign} throw {@code fault} after placing, so that it falls back (tests); null for none. */
+    /** Makes every {@link #assign} throw {@code fault} after placing, so that it falls back (tests); null for none. */
     void placementFault(RuntimeException fault) {
         this.placementFault = fault;
     }

@@ -97,6 +97,24 @@ class HostileSubscriptionTest {
         assertThat(leader.metrics().value("invalid-subscription-entries-total")).isEqualTo(2.0);
     }
 
+    /** Kafka's deserializer never makes them, but the interface allows them: null lists count as empty. */
+    @Test
+    void shouldTakeNullListsOfTopicsAndOwnedPartitionsAsEmpty() {
+        Cluster metadata = cluster();
+        Map<String, Subscription> subscriptions = new TreeMap<>();
+        subscriptions.put("a", new Subscription(null, null, null));
+        subscriptions.put("b", new Subscription(List.of(ORDERS), null, null));
+        KeyPreservingAssignor leader = leader("null-lists");
+
+        Map<String, Assignment> assignments = leader.assign(metadata, new GroupSubscription(subscriptions)).groupAssignment();
+
+        checkValid(metadata, subscriptions, assignments);
+        checkComplete(metadata, subscriptions, assignments);
+        assertThat(assignments.get("b").partitions()).hasSize(PARTITIONS);
+        assertThat(leader.metrics().value("invalid-subscription-entries-total")).isEqualTo(1.0);
+        assertThat(leader.metrics().value("assignment-fallbacks-total")).isZero();
+    }
+
     /**
      * Kafka's consumer revokes partitions of topics it no longer subscribes to before it joins, so
      * such a claim is invalid; but Kafka's COOPERATIVE check still counts it. The partition is

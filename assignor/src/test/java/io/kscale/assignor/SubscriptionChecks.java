@@ -37,7 +37,7 @@ final class SubscriptionChecks {
         assertThat(assignments.keySet()).as("members assigned").containsExactlyInAnyOrderElementsOf(subscriptions.keySet());
         Set<TopicPartition> seen = new HashSet<>();
         assignments.forEach((member, assignment) -> {
-            List<String> topics = subscriptions.get(member).topics();
+            List<String> topics = Optional.ofNullable(subscriptions.get(member).topics()).orElse(List.of());
             for (TopicPartition partition : assignment.partitions()) {
                 assertThat(seen.add(partition)).as("%s assigned twice", partition).isTrue();
                 Integer count = metadata.partitionCountForTopic(partition.topic());
@@ -50,8 +50,9 @@ final class SubscriptionChecks {
         Set<TopicPartition> added = new HashSet<>();
         subscriptions.forEach((member, subscription) -> {
             List<TopicPartition> assigned = assignments.get(member).partitions();
-            subscription.ownedPartitions().stream().filter(p -> !assigned.contains(p)).forEach(revoked::add);
-            assigned.stream().filter(p -> !subscription.ownedPartitions().contains(p)).forEach(added::add);
+            List<TopicPartition> owned = owned(subscription);
+            owned.stream().filter(p -> !assigned.contains(p)).forEach(revoked::add);
+            assigned.stream().filter(p -> !owned.contains(p)).forEach(added::add);
         });
         revoked.retainAll(added);
         assertThat(revoked).as("partitions revoked from one member and assigned to another in one rebalance").isEmpty();
@@ -70,7 +71,7 @@ final class SubscriptionChecks {
                 .flatMap(Optional::stream).map(AssignmentInfo::layout).findFirst().orElse(GroupLayout.empty());
         Set<TopicPartition> claimed = new HashSet<>();
         Set<String> waitingTasks = new HashSet<>();
-        subscriptions.values().forEach(subscription -> subscription.ownedPartitions().forEach(partition -> {
+        subscriptions.values().forEach(subscription -> owned(subscription).forEach(partition -> {
             claimed.add(partition);
             if (!assigned.contains(partition)) {
                 layout.topic(partition.topic()).filter(t -> partition.partition() >= 0).ifPresent(t ->
@@ -78,7 +79,7 @@ final class SubscriptionChecks {
             }
         }));
         Set<String> subscribed = new HashSet<>();
-        subscriptions.values().forEach(subscription -> subscribed.addAll(subscription.topics()));
+        subscriptions.values().stream().filter(s -> s.topics() != null).forEach(s -> subscribed.addAll(s.topics()));
         for (String topic : subscribed) {
             Integer count = topic == null ? null : metadata.partitionCountForTopic(topic);
             Optional<TopicLayout> topicLayout = topic == null ? Optional.empty() : layout.topic(topic);
@@ -91,6 +92,10 @@ final class SubscriptionChecks {
                         .as("%s assigned, or withheld while a member revokes its task", partition).isTrue();
             }
         }
+    }
+
+    private static List<TopicPartition> owned(Subscription subscription) {
+        return subscription.ownedPartitions() == null ? List.of() : subscription.ownedPartitions();
     }
 
     /** @return bytes this thread allocated so far (HotSpot's {@code com.sun.management.ThreadMXBean}) */

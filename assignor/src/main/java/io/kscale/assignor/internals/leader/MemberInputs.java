@@ -97,12 +97,11 @@ public final class MemberInputs {
         Set<String> subscribed = topicSets.computeIfAbsent(topics, HashSet::new);
         List<TopicPartition> owned = validClaims(subscription.ownedPartitions(), subscribed);
         int invalid = invalid() - before;
-        if (invalid == 0) {
-            return subscription;
+        if (invalid > 0) {
+            invalidByMember.put(member, invalid);
         }
-        invalidByMember.put(member, invalid);
         if (topics == subscription.topics() && owned == subscription.ownedPartitions()) {
-            return subscription; // only claims counted and kept (outside the member's subscription)
+            return subscription; // valid, or only claims counted and kept (outside the member's subscription)
         }
         Subscription copy = new Subscription(topics, subscription.userData(), owned,
                 subscription.generationId().orElse(-1), subscription.rackId());
@@ -110,7 +109,7 @@ public final class MemberInputs {
         return copy;
     }
 
-    /** @return the topics, or a copy without null and illegal names */
+    /** @return the topics, or a copy without null and illegal names; none for null */
     private List<String> validTopics(List<String> topics) {
         if (topics == null) {
             badTopics++;
@@ -132,7 +131,7 @@ public final class MemberInputs {
         return valid == null ? topics : valid;
     }
 
-    /** @return the claims, or a copy without those of partitions the metadata lacks */
+    /** @return the claims, or a copy without those of partitions the metadata lacks; none for null */
     private List<TopicPartition> validClaims(List<TopicPartition> owned, Set<String> subscribed) {
         if (owned == null) {
             return List.of();
