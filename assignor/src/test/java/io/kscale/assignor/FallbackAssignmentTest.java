@@ -62,6 +62,28 @@ class FallbackAssignmentTest {
         assertThat(leader.metrics().value("assignment-fallbacks-total")).isEqualTo(1.0);
     }
 
+    /** Under EAGER no member reports owned partitions: every task is spread afresh, its partitions together. */
+    @Test
+    void shouldSpreadWholeTasksUnderEager() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.EAGER, NO_STORE).topic(ORDERS, 4);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.rebalanceUntilStable();
+        group.topic(ORDERS, 12);
+        group.member("a").assignor.placementFault(new IllegalStateException("injected"));
+
+        group.rebalance();
+
+        Map<TopicPartition, String> owners = group.owners();
+        assertThat(owners).hasSize(12);
+        for (int p = 4; p < 12; p++) {
+            assertThat(owners.get(new TopicPartition(ORDERS, p))).as("partition %d with its task (T=4)", p)
+                    .isEqualTo(owners.get(new TopicPartition(ORDERS, p % 4)));
+        }
+        assertThat(group.load().values()).containsOnly(6);
+        assertThat(group.member("a").assignor.metrics().value("assignment-fallbacks-total")).isEqualTo(1.0);
+    }
+
     @Test
     void shouldWithholdAPartitionClaimedTwiceAndSpreadTheUnclaimedByTask() {
         Cluster metadata = new GroupSimulator(RebalanceProtocol.COOPERATIVE, Map.of()).topic(ORDERS, 4).cluster();
