@@ -186,7 +186,12 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
             return assignment;
         } catch (RuntimeException e) {
             Optional<GroupLayout> agreed = leader == null ? Optional.empty() : leader.agreedLayout();
-            return FallbackAssignment.assign(metadata, groupSubscription, agreed, e, metrics);
+            try {
+                return FallbackAssignment.assign(metadata, groupSubscription, agreed, e, metrics);
+            } catch (RuntimeException fallbackFailure) {
+                e.addSuppressed(fallbackFailure);
+                throw e;
+            }
         }
     }
 
