@@ -1,7 +1,9 @@
 package io.kscale.assignor;
 
 import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.leader.FallbackAssignment;
 import io.kscale.assignor.internals.leader.LeaderAssignment;
+import io.kscale.assignor.internals.leader.MemberInputs;
 import io.kscale.assignor.internals.member.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.EarlyFollowUp;
 import io.kscale.assignor.internals.member.MemberLayouts;
@@ -77,6 +79,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private LayoutPersistence persistence = LayoutPersistence.disabled(metrics);
     /** The leader's clock: follow-up deadlines, and when a missing topic is forgotten. */
     private Time time = Time.SYSTEM;
+    /** Thrown by {@link #assign} after its placement while set, to exercise the fallback (tests); null in use. */
+    private RuntimeException placementFault;
     /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
     private Optional<MemberTaskState> taskState = Optional.empty();
     /** Present with {@link #taskState}: asks for the follow-up as soon as a warmup has caught up. */
@@ -161,13 +165,34 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
 
     /**
      * Computes the group's assignment (on the leader). Never throws for anything members sent:
-     * malformed userData is logged and ignored. Only partitions the metadata lists are assigned;
+     * malformed userData is logged and ignored, and so is every subscription entry that contradicts
+     * the leader's metadata (owned partitions it lacks, null or illegal topic names; metric
+     * {@code invalid-subscription-entries-total}). Only partitions the metadata lists are assigned;
      * a topic whose id changed gets a fresh layout, and one gone for
-     * {@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG} is forgotten.
+     * {@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG} is forgotten. Should the
+     * placement still fail, the group gets a simple valid assignment instead, logged at ERROR and
+     * counted in {@code assignment-fallbacks-total}.
      */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        return new LeaderAssignment(config.leaderSettings(), persistence, metrics, groupSubscription, time.milliseconds()).compute(metadata);
+        LeaderAssignment leader = null;
+        try {
+            GroupSubscription valid = MemberInputs.validate(groupSubscription, metadata, metrics);
+            leader = new LeaderAssignment(config.leaderSettings(), persistence, metrics, valid, time.milliseconds());
+            GroupAssignment assignment = leader.compute(metadata);
+            if (placementFault != null) {
+                throw placementFault;
+            }
+            return assignment;
+        } catch (RuntimeException e) {
+            Optional<GroupLayout> agreed = leader == null ? Optional.empty() : leader.agreedLayout();
+            try {
+                return FallbackAssignment.assign(metadata, groupSubscription, agreed, e, metrics);
+            } catch (RuntimeException fallbackFailure) {
+                e.addSuppressed(fallbackFailure);
+                throw e;
+            }
+        }
     }
 
     @Override
@@ -218,6 +243,11 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         persistence.close();
         this.persistence = new LayoutPersistence(layoutStore, writer, config.layoutStoreTimeout(), time, metrics,
                 "kscale-layout-store-test");
+    }
+
+    /** Makes every {@link #assign} throw {@code fault} after placing, so that it falls back (tests); null for none. */
+    void placementFault(RuntimeException fault) {
+        this.placementFault = fault;
     }
 
     /** The metrics of this assignor (tests). */

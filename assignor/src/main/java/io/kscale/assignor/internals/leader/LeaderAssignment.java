@@ -106,6 +106,8 @@ public final class LeaderAssignment {
     private int rackSwaps;
     private Map<Set<String>, SortedSet<String>> membersBySubscription;
     private Map<String, Map<Integer, String>> reportedOwners;
+    /** The layout agreed for this rebalance, once {@link #compute} got that far; for {@link FallbackAssignment}. */
+    private GroupLayout agreed;
 
     /**
      * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
@@ -129,6 +131,7 @@ public final class LeaderAssignment {
     public GroupAssignment compute(Cluster metadata) {
         readReports();
         GroupLayout layout = agreeOnLayout(metadata);
+        agreed = layout;
         PartitionOwners owners = currentOwners(metadata);
         boolean cooperative = !owners.isEmpty();
         subscriptions.keySet().forEach(member -> assigned.put(member, new ArrayList<>()));
@@ -157,6 +160,11 @@ public final class LeaderAssignment {
         assigned.forEach((member, partitions) -> assignments.put(member,
                 new Assignment(partitions, warmups.userData(member, layoutBytes, layout, plain))));
         return new GroupAssignment(assignments);
+    }
+
+    /** @return the layout agreed for this rebalance; empty if {@link #compute} failed before it agreed one */
+    public Optional<GroupLayout> agreedLayout() {
+        return Optional.ofNullable(agreed);
     }
 
     private void readReports() {

@@ -1,6 +1,5 @@
 package io.kscale.assignor.internals.leader;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.Cluster;
@@ -9,7 +8,9 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Who owns each partition now, as members reported it in {@code ownedPartitions} (COOPERATIVE).
  * A partition two members claim (one missed a rebalance) belongs to the one with the higher
- * generation, as in Kafka's sticky assignor; at equal generations the first claim stays.
+ * generation, as in Kafka's sticky assignor; at equal generations the first claim stays. Only
+ * partitions the leader's metadata has are recorded: members' claims are untrusted (issue 17:
+ * before, a claim of partition -1 threw and one of 2^30 sized the arrays to gigabytes).
  *
  * <p>Arrays per topic rather than a map keyed by {@link TopicPartition}: groups with a million
  * partitions look every partition up several times per rebalance, and {@code TopicPartition}'s
@@ -22,44 +23,51 @@ public final class PartitionOwners {
     private final Map<String, int[]> generations = new HashMap<>();
     private boolean empty = true;
 
-    /** @param metadata the leader's view of the cluster, to size each topic's arrays once */
+    /** @param metadata the leader's view of the cluster: which partitions exist, and each topic's array size */
     public PartitionOwners(Cluster metadata) {
         this.metadata = metadata;
     }
 
-    public void claim(TopicPartition partition, String member, int generation) {
+    /**
+     * Records a member's claim on a partition, if the metadata has the partition: a claim of a
+     * topic the metadata lacks, or of a partition outside {@code 0 <= p < count}, is ignored. The
+     * arrays of a topic are sized once, by the metadata's count, never by a number a member sent.
+     *
+     * @return whether the claim was of a partition the metadata has (and so was recorded, or lost
+     *         to an earlier claim of the same or a later generation)
+     */
+    public boolean claim(TopicPartition partition, String member, int generation) {
         int p = partition.partition();
-        String[] topicOwners = owners.get(partition.topic());
-        if (topicOwners == null || topicOwners.length <= p) {
-            topicOwners = grow(partition.topic(), p + 1);
+        String topic = partition.topic();
+        String[] topicOwners = owners.get(topic);
+        if (topicOwners == null) {
+            Integer count = topic == null ? null : metadata.partitionCountForTopic(topic);
+            if (count == null || p < 0 || p >= count) {
+                return false;
+            }
+            topicOwners = new String[count];
+            owners.put(topic, topicOwners);
+            generations.put(topic, new int[count]);
+        } else if (p < 0 || p >= topicOwners.length) {
+            return false;
         }
-        int[] topicGenerations = generations.get(partition.topic());
+        int[] topicGenerations = generations.get(topic);
         if (topicOwners[p] == null || generation > topicGenerations[p]) {
             topicOwners[p] = member;
             topicGenerations[p] = generation;
         }
         empty = false;
+        return true;
     }
 
     /** @return the member that owns the partition, or null */
     public String owner(String topic, int partition) {
         String[] topicOwners = owners.get(topic);
-        return topicOwners == null || partition >= topicOwners.length ? null : topicOwners[partition];
+        return topicOwners == null || partition < 0 || partition >= topicOwners.length ? null : topicOwners[partition];
     }
 
     /** @return whether no member reported owning anything (EAGER, or a new group) */
     public boolean isEmpty() {
         return empty;
-    }
-
-    private String[] grow(String topic, int size) {
-        String[] oldOwners = owners.getOrDefault(topic, new String[0]);
-        int[] oldGenerations = generations.getOrDefault(topic, new int[0]);
-        Integer known = metadata.partitionCountForTopic(topic);
-        int capacity = Math.max(size, Math.max(oldOwners.length * 2, known == null ? 0 : known));
-        String[] newOwners = Arrays.copyOf(oldOwners, capacity);
-        owners.put(topic, newOwners);
-        generations.put(topic, Arrays.copyOf(oldGenerations, capacity));
-        return newOwners;
     }
 }

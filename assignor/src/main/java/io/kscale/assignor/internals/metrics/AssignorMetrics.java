@@ -42,6 +42,8 @@ public final class AssignorMetrics {
     private final Sensor layoutStoreFailures;
     private final Sensor topicsRecreated;
     private final Sensor topicsForgotten;
+    private final Sensor invalidSubscriptionEntries;
+    private final Sensor assignmentFallbacks;
     private volatile long layoutEpoch;
     /** When this member last stored the layout, epoch ms; -1 before its first successful save. */
     private volatile long lastStoreSuccessMs = -1;
@@ -76,6 +78,13 @@ public final class AssignorMetrics {
                 + "(deleted and re-created): each got a fresh layout.");
         this.topicsForgotten = counter("topics-forgotten-total", "Topic layouts forgotten because no member "
                 + "subscribed to the topic and the metadata lacked it for kscale.assignor.layout.forget.after.ms.");
+        this.invalidSubscriptionEntries = counter("invalid-subscription-entries-total", "Entries of members' "
+                + "subscriptions that contradict the leader's metadata (null or illegal topic names; owned partitions "
+                + "of unknown topics, outside their topic's partition count, or outside the member's subscription): "
+                + "ignored, or not kept by their member, and logged in one WARN per rebalance.");
+        this.assignmentFallbacks = counter("assignment-fallbacks-total", "Rebalances in which the leader's placement "
+                + "failed (a bug: the ERROR log has the stack trace) and it sent a simple valid assignment instead: "
+                + "owned partitions stay with their one owner, the rest is spread by task, the layout is kept.");
         gauge("layout-epoch", "Epoch of the group layout this member knows.", (config, now) -> layoutEpoch);
         gauge("layout-store-last-success-age-ms", "Milliseconds since this member, as leader, last stored the layout "
                 + "(-1 if it has not yet). Saves happen when the layout changes or a save is due again, so a large "
@@ -150,6 +159,14 @@ public final class AssignorMetrics {
 
     public void topicForgotten() {
         topicsForgotten.record();
+    }
+
+    public void invalidSubscriptionEntries(int count) {
+        invalidSubscriptionEntries.record(count);
+    }
+
+    public void assignmentFallback() {
+        assignmentFallbacks.record();
     }
 
     public void layoutEpoch(long epoch) {

@@ -1,0 +1,115 @@
+package io.kscale.assignor;
+
+import static io.kscale.assignor.SubscriptionChecks.checkComplete;
+import static io.kscale.assignor.SubscriptionChecks.checkValid;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.RebalanceProtocol;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 17, finding 2: a placement that throws must not fail the group. Before, the exception left
+ * {@code assign()}, and every new leader failed the same way. Now the leader logs an ERROR, counts
+ * {@code assignment-fallbacks-total} and sends a plain assignment that Kafka's COOPERATIVE check
+ * accepts: owned partitions stay with their one owner, partitions claimed twice wait a rebalance,
+ * the rest is spread by task, and members keep the layout. The fault is injected after placing.
+ */
+class FallbackAssignmentTest {
+
+    private static final Map<String, Object> NO_STORE = Map.of(KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false);
+    private static final String ORDERS = "orders";
+
+    @Test
+    void shouldKeepTheGroupGoingWithOwnedPartitionsInPlaceWhenThePlacementFails() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 4);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.join("c", ORDERS);
+        group.rebalanceUntilStable();
+        group.topic(ORDERS, 8);
+        group.rebalanceUntilStable();
+        Map<TopicPartition, String> before = group.owners();
+        KeyPreservingAssignor leader = group.member("a").assignor;
+        leader.placementFault(new IllegalStateException("injected"));
+
+        group.join("d", ORDERS);
+        group.topic(ORDERS, 16);
+        group.rebalance(); // the simulator applies Kafka's COOPERATIVE check and no-partition-twice
+
+        assertThat(leader.metrics().value("assignment-fallbacks-total")).isEqualTo(1.0);
+        before.forEach((partition, owner) -> assertThat(group.owners()).containsEntry(partition, owner));
+        for (int p = 8; p < 16; p++) {
+            TopicPartition grown = new TopicPartition(ORDERS, p);
+            assertThat(group.owners().get(grown)).as("%s with its task's owner (T=4)", grown)
+                    .isEqualTo(before.get(new TopicPartition(ORDERS, p % 4)));
+        }
+        assertThat(group.member("d").info().layout().topic(ORDERS).orElseThrow().taskCount())
+                .as("the layout travels in the fallback too").isEqualTo(4);
+
+        leader.placementFault(null);
+        group.rebalanceUntilStable();
+        assertThat(group.load().values()).containsOnly(4);
+        assertThat(leader.metrics().value("assignment-fallbacks-total")).isEqualTo(1.0);
+    }
+
+    /** Under EAGER no member reports owned partitions: every task is spread afresh, its partitions together. */
+    @Test
+    void shouldSpreadWholeTasksUnderEager() {
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.EAGER, NO_STORE).topic(ORDERS, 4);
+        group.join("a", ORDERS);
+        group.join("b", ORDERS);
+        group.rebalanceUntilStable();
+        group.topic(ORDERS, 12);
+        group.member("a").assignor.placementFault(new IllegalStateException("injected"));
+
+        group.rebalance();
+
+        Map<TopicPartition, String> owners = group.owners();
+        assertThat(owners).hasSize(12);
+        for (int p = 4; p < 12; p++) {
+            assertThat(owners.get(new TopicPartition(ORDERS, p))).as("partition %d with its task (T=4)", p)
+                    .isEqualTo(owners.get(new TopicPartition(ORDERS, p % 4)));
+        }
+        assertThat(group.load().values()).containsOnly(6);
+        assertThat(group.member("a").assignor.metrics().value("assignment-fallbacks-total")).isEqualTo(1.0);
+    }
+
+    @Test
+    void shouldWithholdAPartitionClaimedTwiceAndSpreadTheUnclaimedByTask() {
+        Cluster metadata = new GroupSimulator(RebalanceProtocol.COOPERATIVE, Map.of()).topic(ORDERS, 4).cluster();
+        Map<String, Subscription> subscriptions = new TreeMap<>();
+        subscriptions.put("a", owning(tp(0)));
+        subscriptions.put("b", owning(tp(1)));
+        subscriptions.put("c", owning(tp(1), new TopicPartition(ORDERS, -1)));
+        KeyPreservingAssignor leader = new KeyPreservingAssignor();
+        leader.configure(Map.of("group.id", "g", "client.id", "fallback-claims", KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false));
+        leader.placementFault(new IllegalStateException("injected"));
+
+        Map<String, Assignment> assignments = leader.assign(metadata, new GroupSubscription(subscriptions)).groupAssignment();
+
+        checkValid(metadata, subscriptions, assignments);
+        checkComplete(metadata, subscriptions, assignments);
+        // T = 4 here (one partition per task): a keeps 0; 1 waits; 2 and 3 go to the least loaded, b then c.
+        assertThat(assignments.get("a").partitions()).containsExactly(tp(0));
+        assertThat(assignments.get("b").partitions()).containsExactly(tp(2));
+        assertThat(assignments.get("c").partitions()).containsExactly(tp(3));
+    }
+
+    private static Subscription owning(TopicPartition... owned) {
+        return new Subscription(List.of(ORDERS), null, Arrays.asList(owned), 3, Optional.empty());
+    }
+
+    private static TopicPartition tp(int partition) {
+        return new TopicPartition(ORDERS, partition);
+    }
+}
