@@ -1,6 +1,7 @@
 package io.kscale.assignor;
 
 import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.leader.CoPartitioningCheck;
 import io.kscale.assignor.internals.leader.LeaderAssignment;
 import io.kscale.assignor.internals.member.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.EarlyFollowUp;
@@ -81,6 +82,9 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private Optional<MemberTaskState> taskState = Optional.empty();
     /** Present with {@link #taskState}: asks for the follow-up as soon as a warmup has caught up. */
     private Optional<EarlyFollowUp> earlyFollowUp = Optional.empty();
+
+    /** The leader's memory of the co-partitioning WARNs it logged, so each is logged once. */
+    private final CoPartitioningCheck coPartitioningCheck = new CoPartitioningCheck();
 
     /** What this member learnt from its last assignment; reported in its next subscription. */
     private GroupLayout knownLayout = GroupLayout.empty();
@@ -167,7 +171,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
      */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
-        return new LeaderAssignment(config.leaderSettings(), persistence, metrics, groupSubscription, time.milliseconds()).compute(metadata);
+        return new LeaderAssignment(config.leaderSettings(), persistence, metrics, groupSubscription, time.milliseconds(),
+                coPartitioningCheck).compute(metadata);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.kscale.assignor.internals.leader;
 
 import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.assignor.TaskStateListener;
+import io.kscale.assignor.internals.layout.CoPartitioning;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
 import io.kscale.assignor.internals.layout.Unit;
@@ -58,9 +59,13 @@ import org.slf4j.LoggerFactory;
  *       and forget topics gone for the grace period. Changes are logged (ERROR when keys move
  *       task, WARN for a re-created topic) and counted; the layout is stored unless the store is
  *       known to hold it, off this thread ({@link LayoutPersistence}).</li>
- *   <li><b>Place the tasks</b>: topics subscribed by the same members are placed together, as
- *       units (task t of every topic with the same T); each unit is a task of the
- *       {@link PlacementEngine}, weighted by its partitions, with its prior owner from
+ *   <li><b>Place the tasks</b>: topics subscribed by the same members (a class) are placed
+ *       together, as units (task t of every topic with the same T), one {@link PlacementEngine}
+ *       call per class on top of the load the other classes give its members (most constrained
+ *       class first); {@link CrossGroupBalancer} then evens loads that only a chain of classes can
+ *       carry. A topic whose T splits it from a topic of its class that it could share T with is
+ *       warned about once ({@link CoPartitioningCheck}). Each unit is a task of the
+ *       engine, weighted by its partitions, with its prior owner from
  *       {@code ownedPartitions} (COOPERATIVE) or from the reports (EAGER). Units hold only the
  *       partitions the metadata lists, whatever count the layout remembers. The units are
  *       stateful when a member subscribed to them has a {@link TaskStateListener}
@@ -93,6 +98,7 @@ public final class LeaderAssignment {
     private final LayoutPersistence persistence;
     private final AssignorMetrics metrics;
     private final PlacementEngine engine = new PlacementEngine();
+    private final CoPartitioningCheck coPartitioningCheck;
 
     /** Member id to its subscription, in id order; {@link #reports} holds the userData of those that sent a report. */
     private final SortedMap<String, Subscription> subscriptions;
@@ -113,6 +119,16 @@ public final class LeaderAssignment {
      */
     public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
                      GroupSubscription groupSubscription, long now) {
+        this(settings, persistence, metrics, groupSubscription, now, new CoPartitioningCheck());
+    }
+
+    /**
+     * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
+     * @param coPartitioningCheck the assignor's, kept across rebalances so that it warns once
+     */
+    public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
+                     GroupSubscription groupSubscription, long now, CoPartitioningCheck coPartitioningCheck) {
+        this.coPartitioningCheck = coPartitioningCheck;
         this.settings = settings;
         this.persistence = persistence;
         this.metrics = metrics;
@@ -133,7 +149,9 @@ public final class LeaderAssignment {
         PartitionOwners owners = currentOwners(metadata);
         boolean cooperative = !owners.isEmpty();
         subscriptions.keySet().forEach(member -> assigned.put(member, new ArrayList<>()));
-        placeAll(layout, topicClasses(layout, metadata), owners, cooperative, metadata);
+        List<Map.Entry<SortedSet<String>, SortedSet<String>>> topicClasses = topicClasses(layout, metadata);
+        checkCoPartitioning(topicClasses, layout);
+        placeAll(layout, topicClasses, owners, cooperative, metadata);
         metrics.assignmentComputed();
         metrics.moved(movedTasks);
         metrics.withheld(withheldPartitions);
@@ -188,6 +206,19 @@ public final class LeaderAssignment {
         GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
         recreated = agreement.recreated();
         return layout;
+    }
+
+    /** Warns once about topics that could share a smaller T with topics of the same members (issue 17). */
+    private void checkCoPartitioning(List<Map.Entry<SortedSet<String>, SortedSet<String>>> topicClasses,
+                                     GroupLayout layout) {
+        if (settings.coPartitioning() != CoPartitioning.BY_TASK_COUNT) {
+            metrics.coPartitioning(0, 0);
+            return;
+        }
+        List<SortedSet<String>> topics = new ArrayList<>(topicClasses.size());
+        topicClasses.forEach(topicClass -> topics.add(topicClass.getValue()));
+        CoPartitioningCheck.Result result = coPartitioningCheck.check(topics, layout);
+        metrics.coPartitioning(result.mismatches, result.warnings);
     }
 
     /** Members by the set of topics they subscribe to; a group usually has one such set. */
