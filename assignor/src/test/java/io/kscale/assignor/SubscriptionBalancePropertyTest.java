@@ -24,8 +24,9 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Balance on mixed subscriptions against Kafka's {@link CooperativeStickyAssignor} (issue 17,
- * finding 3), over seeded random groups: 2 to 7 members, 1 to 5 topics of 1 to 12 partitions,
- * each member subscribed to a random non-empty subset of the topics. Both assignors get the same
+ * finding 3), over seeded random groups: 2 to 7 members, 1 to 5 topics of 1 to 12 partitions (2,
+ * 4, 6 or 8 when co-partitioned, so that topics share units often), each member subscribed to a
+ * random non-empty subset of the topics or, one time in three, to an earlier member's. Both assignors get the same
  * subscriptions and metadata in the same test; kscale's group is settled through its rebalances
  * (COOPERATIVE needs two for a move), Kafka's assignor runs once on the fresh group.
  *
@@ -98,12 +99,16 @@ class SubscriptionBalancePropertyTest {
         List<String> topics = new ArrayList<>();
         for (int t = 0; t < topicCount; t++) {
             topics.add("t" + t);
-            group.topic("t" + t, 1 + random.nextInt(12));
+            // co-partitioned: counts from a few sizes, so that topics share units more often
+            group.topic("t" + t, coPartitioning.equals("none") ? 1 + random.nextInt(12) : 2 * (1 + random.nextInt(4)));
         }
         int memberCount = 2 + random.nextInt(6);
         Map<String, List<String>> subscriptions = new TreeMap<>();
         for (int m = 0; m < memberCount; m++) {
             List<String> subscribed = new ArrayList<>();
+            if (m > 0 && random.nextInt(3) == 0) {
+                subscribed.addAll(subscriptions.get("m" + random.nextInt(m))); // a rolling deploy's two versions
+            }
             while (subscribed.isEmpty()) {
                 topics.stream().filter(topic -> random.nextInt(3) > 0).forEach(subscribed::add);
             }

@@ -35,6 +35,18 @@ class SubscriptionBalanceTest {
 
     @ParameterizedTest
     @EnumSource(RebalanceProtocol.class)
+    void shouldCarryLoadAcrossGroupsForStatefulMembersToo(RebalanceProtocol protocol) {
+        GroupSimulator group = new GroupSimulator(protocol, NO_STORE).topic("x", 4).topic("y", 1);
+        group.join("a", new GroupSimulator.ScriptedListener(), "x", "y");
+        group.join("b", new GroupSimulator.ScriptedListener(), "x", "y");
+        group.join("c", new GroupSimulator.ScriptedListener(), "x");
+        group.rebalanceUntilStable();
+        assertThat(group.load().values()).as("5 stateful partitions over a, b, c: %s", group.load())
+                .containsExactlyInAnyOrder(2, 2, 1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(RebalanceProtocol.class)
     void shouldLeaveTheWholeSharedTopicToTheMembersThatCannotReadTheOther(RebalanceProtocol protocol) {
         GroupSimulator group = new GroupSimulator(protocol, NO_STORE).topic("x", 6).topic("y", 3);
         group.join("a", "x", "y");
