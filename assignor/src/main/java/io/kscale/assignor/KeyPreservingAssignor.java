@@ -2,6 +2,7 @@ package io.kscale.assignor;
 
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.leader.FallbackAssignment;
+import io.kscale.assignor.internals.leader.CoPartitioningCheck;
 import io.kscale.assignor.internals.leader.LeaderAssignment;
 import io.kscale.assignor.internals.leader.MemberInputs;
 import io.kscale.assignor.internals.member.ConsumerCloseWatch;
@@ -85,6 +86,9 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private Optional<MemberTaskState> taskState = Optional.empty();
     /** Present with {@link #taskState}: asks for the follow-up as soon as a warmup has caught up. */
     private Optional<EarlyFollowUp> earlyFollowUp = Optional.empty();
+
+    /** The leader's memory of the co-partitioning WARNs it logged, so each is logged once. */
+    private final CoPartitioningCheck coPartitioningCheck = new CoPartitioningCheck();
 
     /** What this member learnt from its last assignment; reported in its next subscription. */
     private GroupLayout knownLayout = GroupLayout.empty();
@@ -178,7 +182,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         LeaderAssignment leader = null;
         try {
             GroupSubscription valid = MemberInputs.validate(groupSubscription, metadata, metrics);
-            leader = new LeaderAssignment(config.leaderSettings(), persistence, metrics, valid, time.milliseconds());
+            leader = new LeaderAssignment(config.leaderSettings(), persistence, metrics, valid, time.milliseconds(),
+                    coPartitioningCheck);
             GroupAssignment assignment = leader.compute(metadata);
             if (placementFault != null) {
                 throw placementFault;

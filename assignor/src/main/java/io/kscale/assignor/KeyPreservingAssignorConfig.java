@@ -43,7 +43,11 @@ public final class KeyPreservingAssignorConfig {
             + "already expanded: T must be the partition count the keys were first written with. Task t holds every "
             + "partition p with p % T == t, and all partitions of a task go to one consumer. Topics with the same "
             + "T are co-partitioned (task t of each goes to the same consumer) unless " + "kscale.assignor.co.partitioning"
-            + " is 'none'.";
+            + " is 'none'. Declare T also to co-partition a topic created after another was expanded: if orders has "
+            + "T=4 and 8 partitions, a new payments topic with 8 partitions gets T=8 and is not co-partitioned with "
+            + "orders; 'payments:4' makes it so, best before payments holds state (its tasks merge, so its keys move "
+            + "task once). The group leader logs such a topic once at WARN with this fix and counts it in the metric "
+            + "co-partitioning-mismatches.";
 
     /** What to do when a topic grows to a count that is not a multiple of T. */
     public static final String EXPANSION_POLICY_CONFIG = "kscale.assignor.expansion.policy";

@@ -92,7 +92,9 @@ class HostileSubscriptionTest {
 
         checkValid(metadata, subscriptions, assignments);
         checkComplete(metadata, subscriptions, assignments);
-        assertThat(assignments.get("a").partitions()).hasSize(PARTITIONS / 2);
+        // a reads orders only, b both topics: balanced across the two subscriptions, 6 each
+        assertThat(assignments.get("a").partitions()).hasSize(PARTITIONS).allMatch(tp -> tp.topic().equals(ORDERS));
+        assertThat(assignments.get("b").partitions()).hasSize(PARTITIONS);
         // A null and an illegal name are invalid; a legal topic that does not exist yet is not.
         assertThat(leader.metrics().value("invalid-subscription-entries-total")).isEqualTo(2.0);
     }

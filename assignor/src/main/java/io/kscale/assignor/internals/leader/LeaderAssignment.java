@@ -2,12 +2,14 @@ package io.kscale.assignor.internals.leader;
 
 import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.assignor.TaskStateListener;
+import io.kscale.assignor.internals.layout.CoPartitioning;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
 import io.kscale.assignor.internals.layout.Unit;
 import io.kscale.assignor.internals.layout.Units;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import io.kscale.assignor.internals.placement.ClientDescription;
+import io.kscale.assignor.internals.placement.CrossGroupBalancer;
 import io.kscale.assignor.internals.placement.Placement;
 import io.kscale.assignor.internals.placement.PlacementEngine;
 import io.kscale.assignor.internals.placement.PlacementRequest;
@@ -57,9 +59,13 @@ import org.slf4j.LoggerFactory;
  *       and forget topics gone for the grace period. Changes are logged (ERROR when keys move
  *       task, WARN for a re-created topic) and counted; the layout is stored unless the store is
  *       known to hold it, off this thread ({@link LayoutPersistence}).</li>
- *   <li><b>Place the tasks</b>: topics subscribed by the same members are placed together, as
- *       units (task t of every topic with the same T); each unit is a task of the
- *       {@link PlacementEngine}, weighted by its partitions, with its prior owner from
+ *   <li><b>Place the tasks</b>: topics subscribed by the same members (a class) are placed
+ *       together, as units (task t of every topic with the same T), one {@link PlacementEngine}
+ *       call per class on top of the load the other classes give its members (most constrained
+ *       class first); {@link CrossGroupBalancer} then evens loads that only a chain of classes can
+ *       carry. A topic whose T splits it from a topic of its class that it could share T with is
+ *       warned about once ({@link CoPartitioningCheck}). Each unit is a task of the
+ *       engine, weighted by its partitions, with its prior owner from
  *       {@code ownedPartitions} (COOPERATIVE) or from the reports (EAGER). Units hold only the
  *       partitions the metadata lists, whatever count the layout remembers. The units are
  *       stateful when a member subscribed to them has a {@link TaskStateListener}
@@ -92,6 +98,7 @@ public final class LeaderAssignment {
     private final LayoutPersistence persistence;
     private final AssignorMetrics metrics;
     private final PlacementEngine engine = new PlacementEngine();
+    private final CoPartitioningCheck coPartitioningCheck;
 
     /** Member id to its subscription, in id order; {@link #reports} holds the userData of those that sent a report. */
     private final SortedMap<String, Subscription> subscriptions;
@@ -114,6 +121,16 @@ public final class LeaderAssignment {
      */
     public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
                      GroupSubscription groupSubscription, long now) {
+        this(settings, persistence, metrics, groupSubscription, now, new CoPartitioningCheck());
+    }
+
+    /**
+     * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
+     * @param coPartitioningCheck the assignor's, kept across rebalances so that it warns once
+     */
+    public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
+                     GroupSubscription groupSubscription, long now, CoPartitioningCheck coPartitioningCheck) {
+        this.coPartitioningCheck = coPartitioningCheck;
         this.settings = settings;
         this.persistence = persistence;
         this.metrics = metrics;
@@ -135,9 +152,9 @@ public final class LeaderAssignment {
         PartitionOwners owners = currentOwners(metadata);
         boolean cooperative = !owners.isEmpty();
         subscriptions.keySet().forEach(member -> assigned.put(member, new ArrayList<>()));
-        for (Map.Entry<SortedSet<String>, SortedSet<String>> topicClass : topicClasses(layout, metadata)) {
-            place(layout, topicClass.getKey(), topicClass.getValue(), owners, cooperative, metadata);
-        }
+        List<Map.Entry<SortedSet<String>, SortedSet<String>>> topicClasses = topicClasses(layout, metadata);
+        checkCoPartitioning(topicClasses, layout);
+        placeAll(layout, topicClasses, owners, cooperative, metadata);
         metrics.assignmentComputed();
         metrics.moved(movedTasks);
         metrics.withheld(withheldPartitions);
@@ -197,6 +214,19 @@ public final class LeaderAssignment {
         GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
         recreated = agreement.recreated();
         return layout;
+    }
+
+    /** Warns once about topics that could share a smaller T with topics of the same members (issue 17). */
+    private void checkCoPartitioning(List<Map.Entry<SortedSet<String>, SortedSet<String>>> topicClasses,
+                                     GroupLayout layout) {
+        if (settings.coPartitioning() != CoPartitioning.BY_TASK_COUNT) {
+            metrics.coPartitioning(0, 0);
+            return;
+        }
+        List<SortedSet<String>> topics = new ArrayList<>(topicClasses.size());
+        topicClasses.forEach(topicClass -> topics.add(topicClass.getValue()));
+        CoPartitioningCheck.Result result = coPartitioningCheck.check(topics, layout);
+        metrics.coPartitioning(result.mismatches, result.warnings);
     }
 
     /** Members by the set of topics they subscribe to; a group usually has one such set. */
@@ -299,61 +329,172 @@ public final class LeaderAssignment {
         return report == null ? -1 : report.generation();
     }
 
-    private void place(GroupLayout layout, SortedSet<String> members, SortedSet<String> topics,
-                       PartitionOwners owners, boolean cooperative, Cluster metadata) {
+    /**
+     * Places every class of topics, each on its members and on top of the load the other classes
+     * give them, then evens the members' loads across classes, then hands out.
+     *
+     * <p>Each class is one engine call whose clients carry as base load what the other classes
+     * give them: the classes placed already, their new units; the others, the units they owned
+     * before. Classes go most constrained first (fewest members, then most partitions), so a
+     * topic only some members read is placed before the topics everyone reads fill in around it.
+     * A group that was balanced stays as it is (each call then finds its prior owners balanced).
+     * {@link CrossGroupBalancer} then shifts stateless units along chains of classes that no single
+     * call can even out. Issue 17: placed on their own, every member starting from zero, A, B, C
+     * with x (4 partitions, read by all) and y (1, read by A and B) ended 3/1/1, not 2/2/1.
+     */
+    private void placeAll(GroupLayout layout, List<Map.Entry<SortedSet<String>, SortedSet<String>>> topicClasses,
+                          PartitionOwners owners, boolean cooperative, Cluster metadata) {
+        List<ClassPlan> plans = new ArrayList<>(topicClasses.size());
+        Map<String, Long> load = new HashMap<>();
+        for (Map.Entry<SortedSet<String>, SortedSet<String>> topicClass : topicClasses) {
+            ClassPlan plan = prepare(layout, topicClass.getKey(), topicClass.getValue(), owners, cooperative, metadata);
+            plan.priorLoad.forEach((member, weight) -> load.merge(member, weight, Long::sum));
+            plans.add(plan);
+        }
+        List<ClassPlan> order = new ArrayList<>(plans);
+        order.sort(Comparator.<ClassPlan>comparingInt(plan -> plan.members.size())
+                .thenComparing(Comparator.<ClassPlan>comparingLong(plan -> plan.units.totalWeight()).reversed()));
+        for (ClassPlan plan : order) {
+            for (String member : plan.members) {
+                load.merge(member, -plan.priorLoad.getOrDefault(member, 0L), Long::sum);
+            }
+            placeOnTop(plan, load);
+            plan.placedLoad().forEach((member, weight) -> load.merge(member, weight, Long::sum));
+        }
+        if (plans.size() > 1) {
+            balanceAcrossClasses(plans, load);
+        }
+        for (ClassPlan plan : plans) {
+            handOut(plan, owners, metadata);
+        }
+    }
+
+    /** The units of one class of topics, their prior owners and state. */
+    private ClassPlan prepare(GroupLayout layout, SortedSet<String> members, SortedSet<String> topics,
+                              PartitionOwners owners, boolean cooperative, Cluster metadata) {
         Map<String, Integer> existing = LayoutAgreement.partitionCounts(topics, metadata);
-        Units units = Units.of(layout, topics, settings.coPartitioning(), existing);
+        ClassPlan plan = new ClassPlan(members, Units.of(layout, topics, settings.coPartitioning(), existing));
         Set<String> memberSet = new HashSet<>(members);
-        Map<String, String> priorOwner = new HashMap<>();
-        Map<String, List<String>> priorUnits = new HashMap<>();
-        for (Unit unit : units.units()) {
+        for (Unit unit : plan.units.units()) {
             priorOwner(unit, memberSet, owners, cooperative).ifPresent(owner -> {
-                priorOwner.put(unit.id(), owner);
-                priorUnits.computeIfAbsent(owner, o -> new ArrayList<>()).add(unit.id());
+                plan.priorOwner.put(unit.id(), owner);
+                plan.priorUnits.computeIfAbsent(owner, o -> new ArrayList<>()).add(unit.id());
+                plan.priorLoad.merge(owner, unit.weight(), Long::sum);
             });
         }
         Set<String> withState = new HashSet<>(topics);
         withState.removeAll(recreated); // lags of a deleted topic's tasks say nothing about the new one's
-        StatefulUnits states = StatefulUnits.of(units, withState, members, reports, priorOwner, layout);
+        plan.states = StatefulUnits.of(plan.units, withState, members, reports, plan.priorOwner, layout);
+        return plan;
+    }
+
+    /** Places a class's units with the engine, each member carrying {@code load} from the other classes. */
+    private void placeOnTop(ClassPlan plan, Map<String, Long> load) {
         List<TaskDescription> tasks = new ArrayList<>();
-        List<Unit> stateless = new ArrayList<>();
-        for (Unit unit : units.units()) {
-            boolean stateful = states.isStateful(unit.id());
+        for (Unit unit : plan.units.units()) {
+            boolean stateful = plan.states.isStateful(unit.id());
             tasks.add((stateful ? TaskDescription.stateful(unit.id()) : TaskDescription.stateless(unit.id()))
                     .withWeight(unit.weight()));
             if (!stateful) {
-                stateless.add(unit);
+                plan.stateless.add(unit);
             }
         }
         List<ClientDescription> clients = new ArrayList<>();
-        for (String member : members) {
+        for (String member : plan.members) {
             ClientDescription.Builder client = ClientDescription.builder(member).capacity(1)
-                    .priorActive(priorUnits.getOrDefault(member, List.of())).lags(states.lags(member));
+                    .priorActive(plan.priorUnits.getOrDefault(member, List.of())).lags(plan.states.lags(member))
+                    .baseLoad(Math.max(0, load.getOrDefault(member, 0L)));
             subscriptions.get(member).rackId().ifPresent(client::rack);
             clients.add(client.build());
         }
-        Placement placement = engine.place(new PlacementRequest(tasks, clients, settings.placement()));
-        Map<String, String> placed = new HashMap<>(units.units().size() * 4 / 3 + 1);
-        placement.clients().forEach((member, clientPlacement) ->
-                clientPlacement.active().forEach(unitId -> placed.put(unitId, member)));
-        Map<String, String> racks = new HashMap<>();
-        members.forEach(member -> subscriptions.get(member).rackId().ifPresent(rack -> racks.put(member, rack)));
-        // Only stateless units swap for rack locality: a stateful unit stays where its state is.
-        rackSwaps += RackAlignment.align(placed, stateless, racks, metadata);
-        for (Unit unit : units.units()) {
-            String member = placed.get(unit.id());
-            if (member != null) {
-                boolean withheld = handOut(member, unit, priorOwner.get(unit.id()), owners);
-                warmups.placed(member, unit, states, withheld);
-                if (withheld) {
-                    releasingOwners(member, unit, owners).forEach(owner -> warmups.releasing(owner, unit, states));
+        plan.placement = engine.place(new PlacementRequest(tasks, clients, settings.placement()));
+        plan.placement.clients().forEach((member, clientPlacement) ->
+                clientPlacement.active().forEach(unitId -> plan.placed.put(unitId, member)));
+    }
+
+    /** Shifts stateless units along chains of classes (see {@link CrossGroupBalancer}). */
+    private static void balanceAcrossClasses(List<ClassPlan> plans, Map<String, Long> load) {
+        CrossGroupBalancer balancer = new CrossGroupBalancer();
+        load.forEach(balancer::load);
+        List<int[]> handles = new ArrayList<>(plans.size());
+        for (ClassPlan plan : plans) {
+            int group = balancer.group(new ArrayList<>(plan.members));
+            int[] units = new int[plan.stateless.size()];
+            for (int i = 0; i < units.length; i++) {
+                Unit unit = plan.stateless.get(i);
+                String owner = plan.placed.get(unit.id());
+                units[i] = owner == null ? -1
+                        : balancer.unit(group, unit.weight(), owner, plan.priorOwner.get(unit.id()));
+            }
+            handles.add(units);
+        }
+        if (balancer.balance() == 0) {
+            return;
+        }
+        for (int p = 0; p < plans.size(); p++) {
+            ClassPlan plan = plans.get(p);
+            int[] units = handles.get(p);
+            for (int i = 0; i < units.length; i++) {
+                if (units[i] >= 0) {
+                    plan.placed.put(plan.stateless.get(i).id(), balancer.owner(units[i]));
                 }
             }
         }
-        if (states.any()) {
+    }
+
+    /** Aligns racks, hands the class's partitions out and plans its warmups. */
+    private void handOut(ClassPlan plan, PartitionOwners owners, Cluster metadata) {
+        Map<String, String> racks = new HashMap<>();
+        plan.members.forEach(member -> subscriptions.get(member).rackId().ifPresent(rack -> racks.put(member, rack)));
+        // Only stateless units swap for rack locality: a stateful unit stays where its state is.
+        rackSwaps += RackAlignment.align(plan.placed, plan.stateless, racks, metadata);
+        for (Unit unit : plan.units.units()) {
+            String member = plan.placed.get(unit.id());
+            if (member != null) {
+                boolean withheld = handOut(member, unit, plan.priorOwner.get(unit.id()), owners);
+                warmups.placed(member, unit, plan.states, withheld);
+                if (withheld) {
+                    releasingOwners(member, unit, owners).forEach(owner -> warmups.releasing(owner, unit, plan.states));
+                }
+            }
+        }
+        if (plan.states.any()) {
             Map<String, Unit> byId = new HashMap<>();
-            units.units().forEach(unit -> byId.put(unit.id(), unit));
-            warmups.placement(placement, byId, states);
+            plan.units.units().forEach(unit -> byId.put(unit.id(), unit));
+            warmups.placement(plan.placement, byId, plan.states);
+        }
+    }
+
+    /** One class of topics (those read by the same members) through the steps of {@link #placeAll}. */
+    private static final class ClassPlan {
+        final SortedSet<String> members;
+        final Units units;
+        final Map<String, String> priorOwner = new HashMap<>();
+        final Map<String, List<String>> priorUnits = new HashMap<>();
+        /** By member: the weight of the units it owned before. */
+        final Map<String, Long> priorLoad = new HashMap<>();
+        final List<Unit> stateless = new ArrayList<>();
+        /** Unit id to the member it goes to. */
+        final Map<String, String> placed;
+        StatefulUnits states;
+        Placement placement;
+
+        ClassPlan(SortedSet<String> members, Units units) {
+            this.members = members;
+            this.units = units;
+            this.placed = new HashMap<>(units.units().size() * 4 / 3 + 1);
+        }
+
+        /** @return by member, the weight of the units placed on it */
+        Map<String, Long> placedLoad() {
+            Map<String, Long> weights = new HashMap<>();
+            for (Unit unit : units.units()) {
+                String member = placed.get(unit.id());
+                if (member != null) {
+                    weights.merge(member, unit.weight(), Long::sum);
+                }
+            }
+            return weights;
         }
     }
 

@@ -44,6 +44,8 @@ public final class AssignorMetrics {
     private final Sensor topicsForgotten;
     private final Sensor invalidSubscriptionEntries;
     private final Sensor assignmentFallbacks;
+    private final Sensor coPartitioningWarnings;
+    private volatile int coPartitioningMismatches;
     private volatile long layoutEpoch;
     /** When this member last stored the layout, epoch ms; -1 before its first successful save. */
     private volatile long lastStoreSuccessMs = -1;
@@ -85,6 +87,14 @@ public final class AssignorMetrics {
         this.assignmentFallbacks = counter("assignment-fallbacks-total", "Rebalances in which the leader's placement "
                 + "failed (a bug: the ERROR log has the stack trace) and it sent a simple valid assignment instead: "
                 + "owned partitions stay with their one owner, the rest is spread by task, the layout is kept.");
+        this.coPartitioningWarnings = counter("co-partitioning-warnings-total", "WARNs this member logged as leader "
+                + "about a topic that is not co-partitioned with a topic of a smaller task count that divides its "
+                + "partition count (once per topic and task counts; see co-partitioning-mismatches).");
+        gauge("co-partitioning-mismatches", "Topics in the last assignment this member computed as leader that are "
+                + "not co-partitioned with a topic the same members read whose smaller task count T divides their "
+                + "partition count (a topic added after another was expanded). Declaring that T in "
+                + "kscale.assignor.task.counts co-partitions them; 0 with kscale.assignor.co.partitioning=none.",
+                (config, now) -> coPartitioningMismatches);
         gauge("layout-epoch", "Epoch of the group layout this member knows.", (config, now) -> layoutEpoch);
         gauge("layout-store-last-success-age-ms", "Milliseconds since this member, as leader, last stored the layout "
                 + "(-1 if it has not yet). Saves happen when the layout changes or a save is due again, so a large "
@@ -167,6 +177,17 @@ public final class AssignorMetrics {
 
     public void assignmentFallback() {
         assignmentFallbacks.record();
+    }
+
+    /**
+     * Records what the leader's co-partitioning check found.
+     *
+     * @param mismatches topics not co-partitioned that could be, in this assignment
+     * @param warnings of those, the ones logged now
+     */
+    public void coPartitioning(int mismatches, int warnings) {
+        coPartitioningMismatches = mismatches;
+        coPartitioningWarnings.record(warnings);
     }
 
     public void layoutEpoch(long epoch) {

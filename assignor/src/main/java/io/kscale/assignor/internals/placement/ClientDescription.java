@@ -30,6 +30,12 @@ import java.util.TreeSet;
  * rate is known, <b>measure after</b> (optional) replaces the probing interval as the delay
  * predicted for this client's copies: a short follow-up whose lags measure the rate. Both feed the
  * follow-up rule on {@link Placement#followUp()}; {@link RestoreRateLearner} sets them.
+ *
+ * <p><b>Base load</b> (optional, default 0) is weight the client already carries from tasks placed
+ * outside this request, such as the units of another group of topics a consumer reads: balance
+ * counts it as load the client holds (per capacity, as any other), and nothing of it moves. A
+ * consumer group whose members read different topics places each group of topics in its own
+ * request, each on top of what the others give its members.
  */
 public final class ClientDescription {
 
@@ -41,6 +47,7 @@ public final class ClientDescription {
     private final Map<String, Long> lags;
     private final long restoreRecordsPerSecond;
     private final Duration measureAfter;
+    private final long baseLoad;
 
     private ClientDescription(Builder builder) {
         this.id = builder.id;
@@ -51,6 +58,7 @@ public final class ClientDescription {
         this.lags = Collections.unmodifiableMap(new TreeMap<>(builder.lags));
         this.restoreRecordsPerSecond = builder.restoreRecordsPerSecond;
         this.measureAfter = builder.measureAfter;
+        this.baseLoad = builder.baseLoad;
         for (String task : priorActive) {
             if (priorStandby.contains(task)) {
                 throw new IllegalArgumentException("client '" + id + "' lists task '" + task
@@ -109,6 +117,11 @@ public final class ClientDescription {
         return Optional.ofNullable(measureAfter);
     }
 
+    /** @return weight the client carries from tasks outside the request; 0 by default */
+    public long baseLoad() {
+        return baseLoad;
+    }
+
     /**
      * A builder holding everything this description holds, to change some of it.
      *
@@ -119,6 +132,7 @@ public final class ClientDescription {
                 .priorStandby(priorStandby).restoreRecordsPerSecond(restoreRecordsPerSecond);
         builder.lags.putAll(lags);
         builder.measureAfter = measureAfter;
+        builder.baseLoad = baseLoad;
         return builder;
     }
 
@@ -142,12 +156,12 @@ public final class ClientDescription {
         return capacity == that.capacity && id.equals(that.id) && Objects.equals(rack, that.rack)
                 && priorActive.equals(that.priorActive) && priorStandby.equals(that.priorStandby)
                 && lags.equals(that.lags) && restoreRecordsPerSecond == that.restoreRecordsPerSecond
-                && Objects.equals(measureAfter, that.measureAfter);
+                && Objects.equals(measureAfter, that.measureAfter) && baseLoad == that.baseLoad;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, capacity, rack, priorActive, priorStandby, lags, restoreRecordsPerSecond, measureAfter);
+        return Objects.hash(id, capacity, rack, priorActive, priorStandby, lags, restoreRecordsPerSecond, measureAfter, baseLoad);
     }
 
     @Override
@@ -155,7 +169,8 @@ public final class ClientDescription {
         return "client " + id + "(capacity " + capacity + (rack == null ? "" : ", rack " + rack)
                 + ", active " + priorActive + ", standby " + priorStandby + ", lags " + lags
                 + (restoreRecordsPerSecond == 0 ? "" : ", restores " + restoreRecordsPerSecond + "/s")
-                + (measureAfter == null ? "" : ", measure after " + measureAfter) + ")";
+                + (measureAfter == null ? "" : ", measure after " + measureAfter)
+                + (baseLoad == 0 ? "" : ", base load " + baseLoad) + ")";
     }
 
     /** Collects a {@link ClientDescription}; not thread-safe. */
@@ -168,6 +183,7 @@ public final class ClientDescription {
         private final Map<String, Long> lags = new TreeMap<>();
         private long restoreRecordsPerSecond;
         private Duration measureAfter;
+        private long baseLoad;
 
         private Builder(String id) {
             this.id = Objects.requireNonNull(id, "client id");
@@ -300,6 +316,22 @@ public final class ClientDescription {
                 throw new IllegalArgumentException("client '" + id + "' has measureAfter " + delay + "; it must be positive");
             }
             this.measureAfter = delay;
+            return this;
+        }
+
+        /**
+         * Sets the weight the client already carries from tasks placed outside this request
+         * (default 0): balance counts it, and none of it moves.
+         *
+         * @param weight 0 or more
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder baseLoad(long weight) {
+            if (weight < 0) {
+                throw new IllegalArgumentException("client '" + id + "' has base load " + weight + "; it must be 0 or more");
+            }
+            this.baseLoad = weight;
             return this;
         }
 

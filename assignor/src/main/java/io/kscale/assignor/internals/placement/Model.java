@@ -28,6 +28,8 @@ public final class Model {
     final long[] restoreRate;
     /** By client: the delay predicted for its copies while its rate is unknown; null: the probing interval. */
     final Duration[] measureAfter;
+    /** By client: weight it carries from tasks outside the request ({@link ClientDescription#baseLoad()}). */
+    final long[] baseLoad;
     final String[] taskIds;
     final boolean[] stateful;
     final long[] weight;
@@ -48,6 +50,7 @@ public final class Model {
         restoreRate = clients.stream().mapToLong(client -> client.restoreRecordsPerSecond() > 0
                 ? client.restoreRecordsPerSecond() : settings.restoreRecordsPerSecond()).toArray();
         measureAfter = clients.stream().map(client -> client.measureAfter().orElse(null)).toArray(Duration[]::new);
+        baseLoad = clients.stream().mapToLong(ClientDescription::baseLoad).toArray();
         taskIds = tasks.stream().map(TaskDescription::id).toArray(String[]::new);
         stateful = new boolean[tasks.size()];
         weight = tasks.stream().mapToLong(TaskDescription::weight).toArray();

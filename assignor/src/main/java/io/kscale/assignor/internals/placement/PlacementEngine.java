@@ -21,7 +21,8 @@ import java.util.stream.IntStream;
  *       already restores, when that cuts the total time to caught-up by more than the move it
  *       costs ({@link OrphanRestores}); and a client restoring an active task warms nothing up
  *       until it has caught up;</li>
- *   <li><b>even load</b>: weight per unit of capacity;</li>
+ *   <li><b>even load</b>: weight per unit of capacity, counting each client's base load from
+ *       tasks outside the request ({@link ClientDescription#baseLoad()});</li>
  *   <li><b>spread</b> of each co-location group across clients;</li>
  *   <li><b>fewest movements</b>: ties keep prior owners, then break by client and task id.</li>
  * </ol>
@@ -87,9 +88,13 @@ public final class PlacementEngine {
             return nothingPlaced(model);
         }
         CaughtUpClients caught = CaughtUpClients.of(model);
-        Pool statefulTarget = BalancedTarget.compute(model, caught, tasks(model, true), new long[model.clientCount()]);
+        Pool statefulTarget = BalancedTarget.compute(model, caught, tasks(model, true), model.baseLoad);
         ActivePlanner actives = ActivePlanner.plan(model, caught, statefulTarget);
-        Pool stateless = BalancedTarget.compute(model, caught, tasks(model, false), actives.load);
+        long[] statelessBase = model.baseLoad.clone();
+        for (int c = 0; c < statelessBase.length; c++) {
+            statelessBase[c] += actives.load[c];
+        }
+        Pool stateless = BalancedTarget.compute(model, caught, tasks(model, false), statelessBase);
         StandbyPlanner standbys = StandbyPlanner.plan(model, caught, actives);
         WarmupPlanner warmups = WarmupPlanner.plan(model, caught, actives, standbys);
         return assemble(model, actives, stateless, standbys, warmups);

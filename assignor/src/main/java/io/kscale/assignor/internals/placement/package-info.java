@@ -10,7 +10,11 @@
  * {@link io.kscale.assignor.internals.placement.PlacementSettings}. Output:
  * {@link io.kscale.assignor.internals.placement.Placement}, {@link io.kscale.assignor.internals.placement.ClientPlacement},
  * {@link io.kscale.assignor.internals.placement.FollowUp}, {@link io.kscale.assignor.internals.placement.PlacementOutcome}.
- * A build check keeps {@code org.apache.kafka} out of this package.
+ * A build check keeps {@code org.apache.kafka} out of this package. Clients shared by several
+ * requests (consumer members reading several groups of topics) carry the others' load as
+ * {@link io.kscale.assignor.internals.placement.ClientDescription#baseLoad()}, and
+ * {@link io.kscale.assignor.internals.placement.CrossGroupBalancer} evens what only a chain of
+ * requests can.
  *
  * <p><b>The cost order</b> ({@link io.kscale.assignor.internals.placement.PlacementEngine}): replay time
  * first (no stateful task active on a client beyond the acceptable lag while a caught-up client
