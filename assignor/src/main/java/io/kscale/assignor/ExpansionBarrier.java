@@ -6,6 +6,7 @@ import io.kscale.assignor.internals.barrier.ReleaseCause;
 import io.kscale.assignor.internals.barrier.TaskMerge;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.member.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,12 +42,15 @@ import org.slf4j.LoggerFactory;
  * Keeps each key's records in order across a partition expansion, on the consumer side: poll
  * through the barrier instead of the consumer.
  * <pre>{@code
- * ExpansionBarrier<String, Order> barrier = ExpansionBarrier.wrap(consumer, consumerConfig); // kscale.barrier.* keys
- * while (running) {
- *     ConsumerRecords<String, Order> records = barrier.poll(Duration.ofMillis(100));
- *     for (ConsumerRecord<String, Order> record : records) { ... }   // in this iteration order
- *     consumer.commitSync();                                          // or auto-commit: safe either way
- * }
+ * try (KafkaConsumer<String, Order> consumer = new KafkaConsumer<>(consumerConfig);
+ *      ExpansionBarrier<String, Order> barrier = ExpansionBarrier.wrap(consumer, consumerConfig)) { // kscale.barrier.* keys
+ *     consumer.subscribe(List.of("orders"));
+ *     while (running) {
+ *         ConsumerRecords<String, Order> records = barrier.poll(Duration.ofMillis(100));
+ *         for (ConsumerRecord<String, Order> record : records) { ... }   // in this iteration order
+ *         consumer.commitSync();                                          // or auto-commit: safe either way
+ *     }
+ * } // closes the barrier, then the consumer
  * }</pre>
  *
  * <p><b>The problem.</b> With {@link KeyPreservingAssignor} a topic has a fixed task count T
@@ -193,7 +197,10 @@ import org.slf4j.LoggerFactory;
  * releases are logged at DEBUG. Metrics, in JMX as
  * {@code kscale.assignor:type=expansion-barrier,client-id=...}:
  * {@code future-timestamp-releases-total}, {@code max-hold-releases-total},
- * {@code unknown-lag-releases-total}; {@link #close()} removes them.
+ * {@code unknown-lag-releases-total}. They go with the consumer: when it closes (its
+ * {@code app-info} MBean is unregistered) or when the barrier is closed, whichever comes first,
+ * as the assignor's metrics do. (Those of a barrier dropped unclosed while its consumer runs go
+ * once it was garbage-collected, at the next consumer's start or close in this JVM.)
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -239,7 +246,10 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         this.graceMs = config.grace().toMillis();
         this.maxHoldMs = config.maxHold().toMillis();
         this.time = Objects.requireNonNull(time, "time");
-        this.metrics = new BarrierMetrics(clientId(consumer, config));
+        String clientId = clientId(consumer, config);
+        this.metrics = new BarrierMetrics(clientId);
+        // Held weakly there; the release refers to the metrics only, not to this barrier.
+        ConsumerCloseWatch.watch(clientId, this, metrics::close);
         Arrays.fill(lastWarnedMs, NEVER);
     }
 
@@ -340,10 +350,12 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
 
     /**
      * Removes the barrier's metrics. Does not close the consumer, which the application owns;
-     * the barrier must not be polled afterwards.
+     * the barrier must not be polled afterwards. Closing the consumer removes them too.
+     * Idempotent.
      */
     @Override
     public void close() {
+        ConsumerCloseWatch.unwatch(this);
         metrics.close();
     }
 

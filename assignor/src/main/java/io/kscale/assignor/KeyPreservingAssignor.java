@@ -94,8 +94,11 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private GroupLayout knownLayout = GroupLayout.empty();
     private int generation = -1;
     private Map<String, List<Integer>> ownedTasks = Map.of();
-    /** The group and member id this member last published in {@link MemberLayouts}, or null. */
-    private String[] published;
+    /**
+     * Where this member publishes what it received, for the poll loop's helpers: held here only,
+     * so that the entry lives as long as this assignor (its consumer) and no longer.
+     */
+    private final MemberLayouts.Slot published = MemberLayouts.newSlot();
 
     /** Creates an assignor; the consumer calls {@link #configure} next. */
     public KeyPreservingAssignor() {
@@ -131,16 +134,9 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
      */
     void close() {
         ConsumerCloseWatch.unwatch(this);
-        forgetPublished();
+        published.clear();
         metrics.close();
         persistence.close();
-    }
-
-    private void forgetPublished() {
-        if (published != null) {
-            MemberLayouts.remove(published[0], published[1]);
-            published = null;
-        }
     }
 
     @Override
@@ -221,11 +217,8 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
                         state.warmups(), followUp.isPresent() ? followUp.getAsLong() : "none");
             }
         });
-        if (published != null && !(published[0].equals(metadata.groupId()) && published[1].equals(metadata.memberId()))) {
-            forgetPublished(); // rejoined under a new member id: the old entry is stale
-        }
-        MemberLayouts.publish(metadata.groupId(), metadata.memberId(), knownLayout, followUp, earlyFollowUp);
-        published = new String[] {metadata.groupId(), metadata.memberId()};
+        // Under a new member id after a rejoin, this replaces the stale entry of the old one.
+        published.publish(metadata.groupId(), metadata.memberId(), knownLayout, followUp, earlyFollowUp);
     }
 
     /** The tasks of the partitions assigned, per topic, for the next subscription (EAGER needs them). */

@@ -76,6 +76,8 @@ class ExpansionBarrierTest {
     private final MockTime time = new MockTime(START);
     private LogConsumer consumer;
     private ExpansionBarrier<String, String> barrier;
+    /** Where the test publishes the consumer's layout, as its assignor would; held for the test's length. */
+    private final MemberLayouts.Slot published = MemberLayouts.newSlot();
 
     private static TopicPartition orders(int partition) {
         return new TopicPartition(ORDERS, partition);
@@ -101,7 +103,7 @@ class ExpansionBarrierTest {
         consumer.assignAndStart(List.of(assigned));
         if (layout != null) {
             ConsumerGroupMetadata group = consumer.groupMetadata();
-            MemberLayouts.publish(group.groupId(), group.memberId(), layout);
+            published.publish(group.groupId(), group.memberId(), layout);
         }
         barrier = new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(Map.of(
                 ExpansionBarrierConfig.GRACE_MS_CONFIG, GRACE.toMillis(),
@@ -157,6 +159,28 @@ class ExpansionBarrierTest {
     }
 
     // ---- the class comment's worked example, and holding back ----
+
+    /**
+     * Issue 17 (finding 6): the registry of published layouts kept only the 1,024 members
+     * updated last, so in a JVM running more consumers the barrier of a live one lost its layout
+     * and passed the child's records through ahead of the parent's. An entry now lives as long
+     * as its consumer's assignor, however many there are.
+     */
+    @Test
+    void shouldStillHoldTheChildBackWhileMoreThanAThousandOtherConsumersRunInTheJvm() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        List<KeyPreservingAssignor> others = LiveMembers.assigned("barrier-neighbours-" + GROUPS.incrementAndGet(),
+                LiveMembers.MANY);
+        consumer.append(orders(1), 100, "k", "k#1");
+        consumer.append(orders(5), 110, "k", "k#3");
+
+        consumer.fetchOnly(orders(5));
+        assertThat(poll()).as("the child is fetched first and held").isEmpty();
+        assertThat(poll()).as("the parent's record first, then the child's").containsExactly("k#1");
+        time.set(110 + GRACE.toMillis());
+        assertThat(poll()).containsExactly("k#3");
+        assertThat(others).hasSize(LiveMembers.MANY); // alive to the end
+    }
 
     @Test
     void shouldReturnTheParentsEarlierRecordsBeforeTheChildsWhenTheChildIsFetchedFirst() {
@@ -1071,7 +1095,7 @@ class ExpansionBarrierTest {
                 if (partitionCount < 16 && time.milliseconds() >= assignedAt[partitionCount == 4 ? 0 : 1]) {
                     partitionCount *= 2;
                     epoch++;
-                    MemberLayouts.publish(consumer.groupMetadata().groupId(), consumer.groupMetadata().memberId(),
+                    published.publish(consumer.groupMetadata().groupId(), consumer.groupMetadata().memberId(),
                             GroupLayout.of(epoch, List.of(TopicLayout.of(ORDERS, TASKS, partitionCount))));
                     reassign();
                 }
@@ -1084,7 +1108,7 @@ class ExpansionBarrierTest {
             tasks.addAll(Set.of(1, 3));
             partitionCount = 16;
             epoch++;
-            MemberLayouts.publish(consumer.groupMetadata().groupId(), consumer.groupMetadata().memberId(),
+            published.publish(consumer.groupMetadata().groupId(), consumer.groupMetadata().memberId(),
                     GroupLayout.of(epoch, List.of(TopicLayout.of(ORDERS, TASKS, partitionCount))));
             reassign();
             consumer.resume(appPausedUntilPoll.keySet());

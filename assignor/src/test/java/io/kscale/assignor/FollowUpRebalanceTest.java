@@ -28,6 +28,8 @@ class FollowUpRebalanceTest {
                 "member-1", Optional.empty());
         final List<String> reasons = new ArrayList<>();
         boolean noGroup;
+        /** Where this consumer's assignor would publish; held as long as the consumer. */
+        final MemberLayouts.Slot published = MemberLayouts.newSlot();
 
         RecordingConsumer() {
             super("earliest");
@@ -48,7 +50,7 @@ class FollowUpRebalanceTest {
         }
 
         void assignedWithDeadline(OptionalLong deadline) {
-            MemberLayouts.publish(group.groupId(), group.memberId(), GroupLayout.empty(), deadline, Optional.empty());
+            published.publish(group.groupId(), group.memberId(), GroupLayout.empty(), deadline, Optional.empty());
         }
     }
 
@@ -67,6 +69,21 @@ class FollowUpRebalanceTest {
         consumer.assignedWithDeadline(OptionalLong.of(DEADLINE + 60_000));
         assertThat(FollowUpRebalance.triggerIfDue(consumer, DEADLINE + 60_000)).as("a new assignment's deadline").isTrue();
         assertThat(consumer.reasons).hasSize(2);
+    }
+
+    /**
+     * Issue 17 (finding 6): past 1,024 members in the JVM the registry evicted the oldest entry,
+     * and a live member's follow-up never fired: its warmups never took their tasks over.
+     */
+    @Test
+    void shouldFireTheFollowUpOfAMemberAfterMoreThanAThousandOthersWereAssigned() {
+        RecordingConsumer consumer = new RecordingConsumer();
+        consumer.assignedWithDeadline(OptionalLong.of(DEADLINE));
+        List<KeyPreservingAssignor> others = LiveMembers.assigned(consumer.group.groupId(), LiveMembers.MANY);
+
+        assertThat(FollowUpRebalance.triggerIfDue(consumer, DEADLINE)).as("the deadline has passed").isTrue();
+        assertThat(consumer.reasons).containsExactly(FollowUpRebalance.REASON);
+        assertThat(others).hasSize(LiveMembers.MANY); // alive to the end
     }
 
     @Test

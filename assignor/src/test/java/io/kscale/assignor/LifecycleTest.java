@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.kscale.assignor.GroupSimulator.ScriptedListener;
+import io.kscale.assignor.internals.barrier.BarrierMetrics;
+import io.kscale.assignor.internals.member.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.lang.management.ManagementFactory;
@@ -40,13 +42,7 @@ class LifecycleTest {
     @Test
     void shouldRemoveTheMetricsOfAConsumerWhenItCloses() throws Exception {
         String clientId = "lifecycle-consumer-" + CLIENTS.incrementAndGet();
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName());
+        Map<String, Object> config = consumerConfig(clientId);
         ObjectName metrics = new ObjectName(AssignorMetrics.JMX_PREFIX + ":type=" + AssignorMetrics.GROUP
                 + ",client-id=" + clientId);
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config);
@@ -55,6 +51,27 @@ class LifecycleTest {
         consumer.close(Duration.ZERO);
 
         assertThat(JMX.isRegistered(metrics)).as("removed by close").isFalse();
+    }
+
+    /**
+     * Issue 17 (finding 6): the barrier's metrics went only with {@link ExpansionBarrier#close()},
+     * which an application that just closes its consumer never calls (the barrier's own Javadoc
+     * example did not). They now close with the consumer, as the assignor's do.
+     */
+    @Test
+    void shouldRemoveTheBarriersMetricsWhenItsConsumerClosesWithoutClosingTheBarrier() throws Exception {
+        String clientId = "lifecycle-barrier-" + CLIENTS.incrementAndGet();
+        Map<String, Object> config = consumerConfig(clientId);
+        ObjectName metrics = new ObjectName(AssignorMetrics.JMX_PREFIX + ":type=" + BarrierMetrics.GROUP
+                + ",client-id=" + clientId);
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config);
+        ExpansionBarrier<byte[], byte[]> barrier = ExpansionBarrier.wrap(consumer, config);
+        assertThat(JMX.isRegistered(metrics)).as("registered while the consumer runs").isTrue();
+
+        consumer.close(Duration.ZERO);
+
+        assertThat(JMX.isRegistered(metrics)).as("removed with the consumer, barrier.close() never called").isFalse();
+        Reference.reachabilityFence(barrier);
     }
 
     @Test
@@ -79,6 +96,53 @@ class LifecycleTest {
         assertThat(MemberLayouts.latest(GROUP, clientId + "-member")).isEmpty();
     }
 
+    /** A barrier dropped without close() while its consumer runs: its metrics go once it was collected. */
+    @Test
+    void shouldRemoveTheMetricsOfABarrierCollectedWithoutClose() throws Exception {
+        String clientId = "lifecycle-dropped-barrier-" + CLIENTS.incrementAndGet();
+        ObjectName metrics = new ObjectName(AssignorMetrics.JMX_PREFIX + ":type=" + BarrierMetrics.GROUP
+                + ",client-id=" + clientId);
+        org.apache.kafka.clients.consumer.MockConsumer<byte[], byte[]> consumer =
+                new org.apache.kafka.clients.consumer.MockConsumer<>("earliest");
+        WeakReference<ExpansionBarrier<byte[], byte[]>> barrier = new WeakReference<>(
+                ExpansionBarrier.wrap(consumer, Map.of(ConsumerConfig.CLIENT_ID_CONFIG, clientId)));
+        assertThat(JMX.isRegistered(metrics)).isTrue();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            System.gc();
+            ConsumerCloseWatch.watched(); // purges, as the next consumer's start or close would
+            return barrier.get() == null && !JMX.isRegistered(metrics);
+        });
+        Reference.reachabilityFence(consumer);
+    }
+
+    /**
+     * Issue 17 (finding 6): with no cap on the registry of published layouts, what bounds it is
+     * that an entry goes with its consumer: at once when the consumer closes (here the close
+     * {@link ConsumerCloseWatch} runs), and when an assignor dropped without a close is collected.
+     */
+    @Test
+    void shouldDropTheEntriesOfClosedAndCollectedConsumersFromTheRegistry() {
+        String group = "lifecycle-many-" + CLIENTS.incrementAndGet();
+        List<KeyPreservingAssignor> assignors = LiveMembers.assigned(group, LiveMembers.MANY);
+        assertThat(MemberLayouts.entries(group)).as("one entry per live member, past the former cap")
+                .isEqualTo(LiveMembers.MANY);
+
+        int closed = LiveMembers.MANY / 2;
+        assignors.subList(0, closed).forEach(KeyPreservingAssignor::close);
+        assertThat(MemberLayouts.entries(group)).as("after %s consumers closed", closed)
+                .isEqualTo(LiveMembers.MANY - closed);
+        assertThat(MemberLayouts.latest(group, "live-member-0")).isEmpty();
+        assertThat(MemberLayouts.latest(group, "live-member-" + closed)).isPresent();
+
+        WeakReference<KeyPreservingAssignor> last = new WeakReference<>(assignors.get(LiveMembers.MANY - 1));
+        assignors = null;
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            System.gc();
+            return last.get() == null && MemberLayouts.entries(group) == 0;
+        });
+    }
+
     @Test
     void shouldCloseTheRegistryWithItsLastClientSoThatNoMBeanIsLeft() throws Exception {
         String domain = "kscale.lifecycle-test";
@@ -98,6 +162,18 @@ class LifecycleTest {
         assertThat(JMX.queryNames(new ObjectName(domain + ":*"), null))
                 .as("nothing left in the platform MBean server, kafka-metrics-count included").isEmpty();
         assertThat(registry.isOpen()).isFalse();
+    }
+
+    /** A consumer of {@link KeyPreservingAssignor} that never reaches a broker. */
+    private static Map<String, Object> consumerConfig(String clientId) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9");
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, GROUP);
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName());
+        return config;
     }
 
     /** A stateful member's assignor through one assignment; of its listener, only a weak reference leaves the call. */

@@ -291,6 +291,82 @@ class SecuredClusterIT {
         assertThat(out.toString()).contains("Cluster " + cluster.bootstrapServers()).contains("Report: ");
     }
 
+    /**
+     * Issue 17 (finding 7): no other user of the machine can read a secret of the cluster. On
+     * disk, every file under the cluster's folder that holds one (a password in it, also base64,
+     * or a keystore: {@code *.p12}) is mode 0600, and every folder from it up to the cluster's
+     * folder 0700; so is a client settings file the lab writes. On command lines, which every
+     * user reads in {@code /proc/<pid>/cmdline}: neither a running broker's nor those of the
+     * storage formats ({@code StorageTool}, which used to get the admin's SCRAM password as an
+     * argument) hold one.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void shouldKeepEverySecretToItsOwnerOnDiskAndOffEveryCommandLine(KafkaCluster cluster, @TempDir Path dir)
+            throws IOException {
+        assertThat(cluster).as("the secured suite runs on processes").isInstanceOf(ProcessKafkaCluster.class);
+        ProcessKafkaCluster processes = (ProcessKafkaCluster) cluster;
+        Path root = processes.directory();
+        Set<String> secrets = cluster.secrets();
+        List<Path> secretFiles = new ArrayList<>();
+        Set<String> exposed = new java.util.LinkedHashSet<>();
+        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+            for (Path file : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
+                String text = Files.readString(file, StandardCharsets.ISO_8859_1);
+                if (!file.getFileName().toString().endsWith(".p12") && secrets.stream().noneMatch(secret -> text.contains(secret)
+                        || text.contains(Base64.getEncoder().encodeToString(secret.getBytes(StandardCharsets.UTF_8))))) {
+                    continue;
+                }
+                secretFiles.add(root.relativize(file));
+                checkMode(file, "rw-------", exposed);
+                for (Path folder = file.getParent(); folder.startsWith(root); folder = folder.getParent()) {
+                    checkMode(folder, "rwx------", exposed);
+                }
+            }
+        }
+        Path settings = dir.resolve("admin.properties");
+        ProcessKafkaCluster.writeClientProperties(settings, cluster.clientProperties());
+        checkMode(settings, "rw-------", exposed);
+
+        Map<String, String> commandLines = new HashMap<>();
+        for (int id : cluster.brokerIds()) {
+            long pid = processes.pid(id);
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            commandLines.put("broker " + id + " (pid " + pid + ")", new String(raw, StandardCharsets.UTF_8).replace('\0', ' '));
+        }
+        List<String> launched = processes.commandLines();
+        assertThat(launched.stream().filter(line -> line.contains("kafka.tools.StorageTool")))
+                .as("storage formats launched").hasSize(cluster.brokerCount());
+        for (int i = 0; i < launched.size(); i++) {
+            commandLines.put("launched process " + i, launched.get(i));
+        }
+        List<String> onCommandLines = new ArrayList<>();
+        commandLines.forEach((process, line) -> {
+            String redacted = line;
+            for (String secret : secrets) {
+                redacted = redacted.replace(secret, "<a secret>"); // not into the test report
+            }
+            if (!redacted.equals(line)) {
+                onCommandLines.add(process + ": " + redacted);
+            }
+        });
+
+        org.assertj.core.api.SoftAssertions.assertSoftly(softly -> {
+            // Not a scan of nothing: each node's settings and the keystores hold secrets.
+            softly.assertThat(secretFiles).as("files holding secrets").contains(Path.of("broker-0", "server.properties"),
+                    Path.of("security", "broker-keystore.p12"));
+            softly.assertThat(exposed).as("secret-bearing files or their folders open to other users").isEmpty();
+            softly.assertThat(onCommandLines).as("command lines holding a secret").isEmpty();
+        });
+    }
+
+    private static void checkMode(Path path, String expected, Set<String> exposed) throws IOException {
+        String mode = java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
+        if (!mode.equals(expected)) {
+            exposed.add(path + " is " + mode + ", not " + expected);
+        }
+    }
+
     @Test
     @Order(Integer.MAX_VALUE)
     void shouldLogNoSecretAnywhere(KafkaCluster cluster) throws IOException {

@@ -27,9 +27,9 @@ import picocli.CommandLine.Spec;
             "--backend docker). Prints bootstrap.servers, runs until Ctrl-C, then stops every broker.",
             "",
             "With --security sasl_ssl (process backend only), clients connect over TLS with",
-            "SCRAM-SHA-512 and brokers enforce ACLs; the admin's client settings are printed",
-            "and written to --client-config, a file that --command-config of the scenario",
-            "commands and Kafka's own tools (--command-config) take as is.",
+            "SCRAM-SHA-512 and brokers enforce ACLs; the admin's client settings are written",
+            "to --client-config (mode 600; only its path is printed), a file that",
+            "--command-config of the scenario commands and Kafka's own tools take as is.",
             "",
             "Example: kscale-lab cluster --brokers 3 --broker-property log.segment.bytes=1048576",
             "Example: kscale-lab cluster --security sasl_ssl --client-config admin.properties"
@@ -84,26 +84,35 @@ final class ClusterCommand implements Callable<Integer> {
             out.flush();
             stopped.countDown();
         }, "kscale-lab-stop"));
-        out.println("Kafka cluster of " + brokers + " broker(s) is up.");
-        Map<String, Object> client = cluster.clientProperties();
-        Path file = clientConfig != null ? clientConfig
-                : cluster instanceof ProcessKafkaCluster ? ((ProcessKafkaCluster) cluster).directory().resolve("client.properties")
-                : null;
-        if (security == ClusterSecurity.PLAINTEXT) {
-            out.println("bootstrap.servers=" + cluster.bootstrapServers());
-        } else {
-            out.println("Client settings of the super user " + ClusterSecurity.ADMIN_USER + " (grant other users ACLs"
-                    + " with kafka-acls.sh --command-config on this file):");
-            client.forEach((k, v) -> out.println(k + "=" + v));
-        }
-        if (file != null) {
-            ProcessKafkaCluster.writeClientProperties(file, client);
-            out.println("Client settings written to " + file.toAbsolutePath());
-        }
+        announce(out, cluster, clientConfig);
         out.println("Press Ctrl-C to stop.");
         out.flush();
         stopped.await();
         return 0;
+    }
+
+    /**
+     * Says that the cluster is up, with its {@code bootstrap.servers}, and writes its client
+     * settings to a file readable by its owner only. A secured cluster's settings hold the
+     * admin's password and the truststore's: only the file's path is printed, never a setting
+     * (standard output ends up in terminals' scroll-back, CI logs and screen shares).
+     *
+     * @param clientConfig where to write them; null for the cluster's folder
+     */
+    static void announce(PrintWriter out, KafkaCluster cluster, Path clientConfig) {
+        out.println("Kafka cluster of " + cluster.brokerCount() + " broker(s) is up.");
+        out.println("bootstrap.servers=" + cluster.bootstrapServers());
+        Path file = clientConfig != null ? clientConfig
+                : cluster instanceof ProcessKafkaCluster ? ((ProcessKafkaCluster) cluster).directory().resolve("client.properties")
+                : null;
+        if (file != null) {
+            ProcessKafkaCluster.writeClientProperties(file, cluster.clientProperties());
+            out.println("Client settings written to " + file.toAbsolutePath() + " (mode 600)");
+        }
+        if (cluster.security() != ClusterSecurity.PLAINTEXT) {
+            out.println("They log in as the super user " + ClusterSecurity.ADMIN_USER + "; pass the file to --command-config"
+                    + " of the scenario commands and of Kafka's tools (grant other users ACLs with kafka-acls.sh).");
+        }
     }
 
     /** Parses --security case-insensitively. */

@@ -2,7 +2,7 @@ package io.kscale.lab.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.io.Writer;
+import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +49,8 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
     final LatencyProxy proxy;
     private Process process;
     private boolean paused;
+    /** The command lines of the processes launched for this node, as the OS showed them. */
+    private final List<String> commandLines = new CopyOnWriteArrayList<>();
 
     private BrokerProcess(int id, Path dir, int[] ports, LatencyProxy proxy) {
         this.id = id;
@@ -63,8 +66,7 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         int[] ports = freeLoopbackPorts(3);
         LatencyProxy proxy = new LatencyProxy("broker-" + id,
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), ports[0]));
-        Path dir = clusterDir.resolve("broker-" + id);
-        Files.createDirectories(dir);
+        Path dir = PrivateFiles.createDirectory(clusterDir.resolve("broker-" + id));
         return new BrokerProcess(id, dir, ports, proxy);
     }
 
@@ -93,6 +95,7 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
 
     /**
      * Writes server.properties: the cluster's settings (overrides included), then the node's own.
+     * Mode 0600: on a secured cluster it holds the keystore and truststore passwords.
      *
      * @param protocolMap the {@code listener.security.protocol.map} of the three listeners
      */
@@ -109,8 +112,10 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         props.put("inter.broker.listener.name", "INTERNAL");
         props.put("controller.listener.names", "CONTROLLER");
         props.put("log.dirs", dataDir().toAbsolutePath().toString());
-        try (Writer out = Files.newBufferedWriter(dir.resolve("server.properties"), StandardCharsets.UTF_8)) {
-            props.store(out, "kscale broker " + id);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            props.store(out, "kscale broker " + id); // ISO 8859-1 with escapes, as Kafka loads it
+            PrivateFiles.write(dir.resolve("server.properties"), out.toByteArray());
             Files.writeString(dir.resolve("log4j2.properties"), LOG4J2);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -120,7 +125,8 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
     /**
      * Runs kafka-storage format for this node and waits for it.
      *
-     * @param extraArgs more format options, e.g. {@code --add-scram}
+     * @param extraArgs more format options, e.g. {@code @file} naming a file of them (one a
+     *                  line): never a secret, which every user could read on the command line
      */
     void format(String classpath, String clusterId, String heap, List<String> extraArgs) {
         List<String> args = new ArrayList<>(List.of("kafka.tools.StorageTool", "format", "-t", clusterId, "-c",
@@ -314,8 +320,9 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         command.add(classpath);
         command.add("io.kscale.broker.BrokerMain");
         command.addAll(mainAndArgs);
+        Process started;
         try {
-            return new ProcessBuilder(command)
+            started = new ProcessBuilder(command)
                     .directory(dir.toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
@@ -323,6 +330,29 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot start a JVM for broker " + id, e);
         }
+        commandLines.add(commandLine(started.pid(), command));
+        return started;
+    }
+
+    /** The command lines of the processes launched for this node (see {@link ProcessKafkaCluster#commandLines()}). */
+    List<String> commandLines() {
+        return List.copyOf(commandLines);
+    }
+
+    /**
+     * What every user sees as the process's command line: {@code /proc/<pid>/cmdline} (start()
+     * returns after the exec), else the arguments given.
+     */
+    private static String commandLine(long pid, List<String> command) {
+        try {
+            byte[] raw = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            if (raw.length > 0) {
+                return new String(raw, StandardCharsets.UTF_8).replace('\0', ' ').trim();
+            }
+        } catch (IOException | RuntimeException e) {
+            // gone already, or no /proc
+        }
+        return String.join(" ", command);
     }
 
     private static int[] freeLoopbackPorts(int count) throws IOException {

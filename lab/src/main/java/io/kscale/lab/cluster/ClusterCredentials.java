@@ -2,10 +2,8 @@ package io.kscale.lab.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -26,9 +24,15 @@ import java.util.concurrent.TimeUnit;
  * certificate, so it trusts every node, and the nodes trust each other: replication and the
  * controllers run over mutual TLS, as the principal {@value #BROKER_PRINCIPAL}. Clients use
  * SCRAM-SHA-512 over TLS; the admin user ({@value #ADMIN_USER}) is created when storage is
- * formatted ({@code --add-scram}), and both the admin and the node principal are super users.
+ * formatted ({@code --add-scram}, read by {@code StorageTool} from an argument file, never from
+ * its command line), and both the admin and the node principal are super users.
  * Every password is 24 random bytes, base64url: {@link #secrets()} lists them all, so that a test
  * can check that none is ever logged.
+ *
+ * <p>No other user of the machine can read any of it: the folder is created with mode 0700,
+ * keytool runs with umask 077 (so it creates the keystores 0600), and every file holding a
+ * password is created 0600 ({@link PrivateFiles}). Command lines are world-readable
+ * ({@code /proc/<pid>/cmdline}), so no secret is ever passed as an argument.
  */
 final class ClusterCredentials {
 
@@ -57,12 +61,7 @@ final class ClusterCredentials {
 
     /** Makes the passwords, the nodes' keystore and the truststore under {@code <clusterDir>/security/}. */
     static ClusterCredentials generate(Path clusterDir) {
-        Path dir = clusterDir.resolve("security");
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create " + dir, e);
-        }
+        Path dir = PrivateFiles.createDirectory(clusterDir.resolve("security"));
         ClusterCredentials credentials = new ClusterCredentials(dir);
         Path pem = dir.resolve("broker-cert.pem");
         Map<String, String> env = Map.of("KS_PASS", credentials.keystorePassword,
@@ -102,9 +101,20 @@ final class ClusterCredentials {
         return settings;
     }
 
-    /** The storage-format arguments that create the admin's SCRAM credential. */
-    List<String> formatArguments() {
-        return List.of("--add-scram", MECHANISM + "=[name=" + ADMIN_USER + ",password=" + adminPassword + "]");
+    /**
+     * Writes the storage-format arguments that create the admin's SCRAM credential to a file
+     * only its owner may read, and returns the one argument that makes {@code StorageTool} read
+     * them from it ({@code @file}: its argument parser takes each line of the file as one
+     * argument). The password never appears on a command line. Delete the file once every node
+     * is formatted.
+     *
+     * @param file where to write them
+     * @return the format arguments to pass: {@code @<file>}
+     */
+    List<String> formatArguments(Path file) {
+        PrivateFiles.write(file, List.of("--add-scram",
+                MECHANISM + "=[name=" + ADMIN_USER + ",password=" + adminPassword + "]"));
+        return List.of("@" + file.toAbsolutePath());
     }
 
     /** Client settings of the admin user, a super user. */
@@ -147,22 +157,16 @@ final class ClusterCredentials {
         List<String> lines = new ArrayList<>();
         lines.add("# Client settings of a kscale lab cluster; secrets are valid for this cluster only.");
         props.forEach((k, v) -> lines.add(k + "=" + v));
-        try {
-            Files.deleteIfExists(file);
-            Files.createFile(file);
-            try {
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-            } catch (UnsupportedOperationException e) {
-                // not a POSIX file system: keep the default permissions
-            }
-            Files.write(file, lines, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot write " + file, e);
-        }
+        PrivateFiles.write(file, lines);
     }
 
+    /** Runs keytool; with umask 077 where there is a POSIX shell, so that the keystores it creates are 0600. */
     private static void keytool(Path dir, Map<String, String> env, String... args) {
         List<String> command = new ArrayList<>();
+        if (PrivateFiles.posix() && Files.isExecutable(Path.of("/bin/sh"))) {
+            // $0 is keytool, "$@" its arguments: nothing is parsed by the shell.
+            command.addAll(List.of("/bin/sh", "-c", "umask 077 && exec \"$0\" \"$@\""));
+        }
         command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
         command.addAll(List.of(args));
         Path log = dir.resolve("keytool.log");

@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * {@code org.apache.kafka:kafka_2.13} artifact, each node a combined broker and controller on
  * loopback ports, with its files under {@code <workDir>/<cluster>/broker-<id>/}.
  *
+ * <p>The cluster's folder and each node's are created with mode 0700, and a secured cluster's
+ * files that hold secrets with 0600 ({@link ClusterCredentials}); no secret is passed on a
+ * command line ({@link #commandLines()}).
+ *
  * <p>No broker outlives the JVM that started it: a normal exit closes the cluster from a
  * shutdown hook, and after {@code kill -9} each broker notices that its standard input (a pipe
  * from this JVM) was closed and halts. Brokers left paused by a killed JVM are reaped by the
@@ -110,12 +114,17 @@ public final class ProcessKafkaCluster implements KafkaCluster {
         String clusterId = Uuid.randomUuid().toString();
         String protocolMap = credentials == null ? "EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
                 : ClusterCredentials.protocolMap();
-        List<String> formatArgs = credentials == null ? List.of() : credentials.formatArguments();
+        Path formatArgsFile = clusterDir.resolve("security").resolve("storage-format.args");
+        List<String> formatArgs = credentials == null ? List.of() : credentials.formatArguments(formatArgsFile);
         brokers.forEach(b -> b.writeConfig(voters, settings, protocolMap));
-        // Formatting is a short JVM run per node: run them side by side.
-        CompletableFuture.allOf(brokers.stream()
-                .map(b -> CompletableFuture.runAsync(() -> b.format(classpath, clusterId, spec.brokerHeap(), formatArgs)))
-                .toArray(CompletableFuture[]::new)).join();
+        try {
+            // Formatting is a short JVM run per node: run them side by side.
+            CompletableFuture.allOf(brokers.stream()
+                    .map(b -> CompletableFuture.runAsync(() -> b.format(classpath, clusterId, spec.brokerHeap(), formatArgs)))
+                    .toArray(CompletableFuture[]::new)).join();
+        } finally {
+            deleteQuietly(formatArgsFile); // the admin's password: not kept once every node has its credential
+        }
         brokers.forEach(b -> b.start(classpath, spec.brokerHeap()));
         probe.awaitReady(brokers, spec.startupTimeout());
         log.info("{} Kafka cluster of {} broker(s) ready at {} in {} ms (files in {})", spec.security(), brokers.size(),
@@ -155,16 +164,25 @@ public final class ProcessKafkaCluster implements KafkaCluster {
         return settings;
     }
 
+    /** A new folder for the cluster, mode 0700: a secured cluster keeps its keystores and passwords in it. */
     private static Path newClusterDir(Path workDir) {
         String name = "cluster-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"))
                 + "-" + ProcessHandle.current().pid() + "-" + Long.toHexString(System.nanoTime() & 0xffffff);
         Path dir = workDir.resolve(name).toAbsolutePath();
         try {
-            Files.createDirectories(dir);
+            Files.createDirectories(dir.getParent());
         } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create " + dir, e);
+            throw new UncheckedIOException("Cannot create " + dir.getParent(), e);
         }
-        return dir;
+        return PrivateFiles.createDirectory(dir);
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            log.warn("Could not delete {}: {}", file, e.toString());
+        }
     }
 
     @Override
@@ -242,6 +260,16 @@ public final class ProcessKafkaCluster implements KafkaCluster {
     /** The folder holding this cluster's logs and data. */
     public Path directory() {
         return clusterDir;
+    }
+
+    /**
+     * The command line of every process this cluster launched (storage formats and brokers,
+     * restarts included), in launch order, as the operating system shows it to every user
+     * ({@code /proc/<pid>/cmdline} read right after launch, arguments joined by spaces; the
+     * arguments given where there is no {@code /proc}). Tests check that no secret is in one.
+     */
+    public List<String> commandLines() {
+        return brokers.stream().flatMap(b -> b.commandLines().stream()).collect(Collectors.toList());
     }
 
     /** The operating-system process id of a running broker. */

@@ -63,7 +63,41 @@ class ClusterSecurityTest {
         assertThat(admin.get("sasl.jaas.config").toString()).contains("username=\"admin\"");
         assertThat(credentials.brokerSettings()).containsEntry("allow.everyone.if.no.acl.found", "false")
                 .containsEntry("super.users", "User:admin;User:CN=kscale-broker");
-        assertThat(String.join(" ", credentials.formatArguments())).startsWith("--add-scram SCRAM-SHA-512=[name=admin,");
+    }
+
+    /**
+     * Issue 17 (finding 7): the admin's SCRAM password went to {@code StorageTool} as an argument,
+     * which every user of the machine reads in {@code /proc/<pid>/cmdline}. It goes in an
+     * argument file (StorageTool's parser reads {@code @file}, one argument a line) made 0600.
+     */
+    @Test
+    void shouldPassTheAdminsScramCredentialToStorageFormatThroughAnOwnerOnlyFile(@TempDir Path dir) throws Exception {
+        ClusterCredentials credentials = new ClusterCredentials(Path.of("unused"));
+        Path file = dir.resolve("storage-format.args");
+
+        java.util.List<String> args = credentials.formatArguments(file);
+
+        assertThat(args).containsExactly("@" + file.toAbsolutePath());
+        for (String secret : credentials.secrets()) {
+            assertThat(String.join(" ", args)).doesNotContain(secret);
+        }
+        assertThat(Files.readAllLines(file)).hasSize(2).first().isEqualTo("--add-scram");
+        assertThat(Files.readAllLines(file).get(1)).startsWith("SCRAM-SHA-512=[name=admin,password=");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    }
+
+    @Test
+    void shouldCreatePrivateFoldersAndReplaceAFileOpenToOthersByAPrivateOne(@TempDir Path dir) throws Exception {
+        Path folder = PrivateFiles.createDirectory(dir.resolve("security"));
+        Path file = folder.resolve("server.properties");
+        Files.writeString(file, "old");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+
+        PrivateFiles.write(file, java.util.List.of("ssl.keystore.password=x"));
+
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(folder))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+        assertThat(Files.readString(file)).isEqualTo("ssl.keystore.password=x\n");
     }
 
     @Test

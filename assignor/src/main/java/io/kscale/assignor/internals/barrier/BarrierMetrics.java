@@ -12,7 +12,7 @@ import org.apache.kafka.common.metrics.Sensor;
  * {@code kscale.assignor:type=expansion-barrier,client-id=...}: one counter per
  * {@link ReleaseCause}. In the assignor's JVM-wide registry ({@link AssignorMetrics.Registry}),
  * tagged by the consumer's {@code client.id}; reused by a barrier of the same client id, and
- * removed by {@link ExpansionBarrier#close()}.
+ * removed by {@link ExpansionBarrier#close()} or when its consumer closes.
  */
 public final class BarrierMetrics {
 

@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * announcement), and the listener is removed from the MBean server once no assignor is watched,
  * so that nothing there refers to this class loader afterwards.
  *
+ * <p>Other helpers that register metrics per consumer use it too: an {@link
+ * io.kscale.assignor.ExpansionBarrier} registers a release of its metrics
+ * ({@link #watch(String, Object, Runnable)}), which runs when its consumer closes, or at the next
+ * purge once the barrier itself was collected (an application that replaced its barrier without
+ * closing it), whichever comes first.
+ *
  * <p>Limits: consumers in one JVM that share a client id (Kafka warns about it, and its own
  * app-info MBean collides too) are indistinguishable here: the first to close closes the
  * assignors of all. Those assignors go on working, without metrics. Without a platform MBean
@@ -62,28 +68,69 @@ public final class ConsumerCloseWatch {
      * @param close    what closing it means
      */
     public static <T> void watch(String clientId, T assignor, Consumer<? super T> close) {
+        List<Runnable> collected;
         synchronized (WATCHED) {
-            purge();
-            WATCHED.computeIfAbsent(clientId, id -> new ArrayList<>()).add(new Watch<>(assignor, close));
+            collected = purge();
+            WATCHED.computeIfAbsent(clientId, id -> new ArrayList<>()).add(new Watch<>(assignor, close, null));
             if (!listening) {
                 listening = addListener();
             }
         }
+        runAll(collected, clientId);
+    }
+
+    /**
+     * Runs {@code release} once, when the consumer with this client id closes or, if sooner, at
+     * the first registration, announcement or count after {@code owner} was collected. The owner
+     * is held weakly; {@code release} is held strongly, so it must not refer to the owner.
+     *
+     * @param clientId the consumer's {@code client.id}
+     * @param owner what the release belongs to; {@link #unwatch} with it cancels the release
+     * @param release what to do, e.g. closing the owner's metrics
+     */
+    public static void watch(String clientId, Object owner, Runnable release) {
+        Runnable held = java.util.Objects.requireNonNull(release, "release");
+        List<Runnable> collected;
+        synchronized (WATCHED) {
+            collected = purge();
+            WATCHED.computeIfAbsent(clientId, id -> new ArrayList<>()).add(new Watch<>(owner, ignored -> held.run(), held));
+            if (!listening) {
+                listening = addListener();
+            }
+        }
+        runAll(collected, clientId);
     }
 
     /** Stops watching the assignor (it was closed another way). */
     public static void unwatch(Object assignor) {
+        List<Runnable> collected;
         synchronized (WATCHED) {
-            WATCHED.values().forEach(watches -> watches.removeIf(watch -> watch.cleared() || watch.holds(assignor)));
-            purge();
+            WATCHED.values().forEach(watches -> watches.removeIf(watch -> watch.holds(assignor)));
+            collected = purge();
         }
+        runAll(collected, "(unwatch)");
     }
 
-    /** @return how many assignors are watched (tests) */
+    /** @return how many assignors and other owners are watched; runs the releases of collected owners (tests) */
     public static int watched() {
+        List<Runnable> collected;
+        int watched;
         synchronized (WATCHED) {
-            purge();
-            return WATCHED.values().stream().mapToInt(List::size).sum();
+            collected = purge();
+            watched = WATCHED.values().stream().mapToInt(List::size).sum();
+        }
+        runAll(collected, "(collected)");
+        return watched;
+    }
+
+    /** Runs releases outside the lock: they may close metrics or clients. */
+    private static void runAll(List<Runnable> releases, String clientId) {
+        for (Runnable release : releases) {
+            try {
+                release.run();
+            } catch (RuntimeException e) {
+                log.warn("Releasing what a collected owner of consumer {} registered failed", clientId, e);
+            }
         }
     }
 
@@ -97,11 +144,13 @@ public final class ConsumerCloseWatch {
             return;
         }
         List<Watch<?>> closing;
+        List<Runnable> collected;
         synchronized (WATCHED) {
             List<Watch<?>> watches = WATCHED.remove(clientId);
             closing = watches == null ? List.of() : watches;
-            purge();
+            collected = purge();
         }
+        runAll(collected, clientId);
         // Outside the lock: closing releases store clients, which may block for a moment.
         for (Watch<?> watch : closing) {
             try {
@@ -125,11 +174,25 @@ public final class ConsumerCloseWatch {
         return id.startsWith("\"") ? ObjectName.unquote(id) : id;
     }
 
-    /** Drops cleared references and empty client ids; removes the listener once nothing is watched. Under the lock. */
-    private static void purge() {
+    /**
+     * Drops cleared references and empty client ids; removes the listener once nothing is watched.
+     * Under the lock.
+     *
+     * @return the releases of collected owners, to run outside the lock
+     */
+    private static List<Runnable> purge() {
+        List<Runnable> collected = new ArrayList<>();
         for (Iterator<List<Watch<?>>> it = WATCHED.values().iterator(); it.hasNext(); ) {
             List<Watch<?>> watches = it.next();
-            watches.removeIf(Watch::cleared);
+            for (Iterator<Watch<?>> watch = watches.iterator(); watch.hasNext(); ) {
+                Watch<?> next = watch.next();
+                if (next.cleared()) {
+                    watch.remove();
+                    if (next.release != null) {
+                        collected.add(next.release);
+                    }
+                }
+            }
             if (watches.isEmpty()) {
                 it.remove();
             }
@@ -138,6 +201,7 @@ public final class ConsumerCloseWatch {
             removeListener();
             listening = false;
         }
+        return collected;
     }
 
     private static boolean addListener() {
@@ -162,14 +226,17 @@ public final class ConsumerCloseWatch {
         return ManagementFactory.getPlatformMBeanServer();
     }
 
-    /** One watched assignor, held weakly, and how to close it. */
+    /** One watched assignor (or other owner), held weakly, and how to close it. */
     private static final class Watch<T> {
         private final WeakReference<T> assignor;
         private final Consumer<? super T> close;
+        /** What to run once the owner was collected, or null. */
+        final Runnable release;
 
-        Watch(T assignor, Consumer<? super T> close) {
+        Watch(T assignor, Consumer<? super T> close, Runnable release) {
             this.assignor = new WeakReference<>(assignor);
             this.close = close;
+            this.release = release;
         }
 
         boolean cleared() {
@@ -184,6 +251,8 @@ public final class ConsumerCloseWatch {
             T watched = assignor.get();
             if (watched != null) {
                 close.accept(watched);
+            } else if (release != null) {
+                release.run();
             }
         }
     }
