@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
@@ -40,6 +41,7 @@ public final class Seeds {
     static final int FAILURES_SHOWN = 3;
     /** A failure message shows this much of the sample at most (the seed reproduces all of it). */
     static final int SAMPLE_SHOWN = 2_000;
+    static final int SHRINK_BUDGET = 2_000;
     private static final ThreadLocal<String> SAMPLE = new ThreadLocal<>();
     private static final String MODULE = "assignor";
 
@@ -111,6 +113,50 @@ public final class Seeds {
     private static String abbreviate(String sample) {
         return sample.length() <= SAMPLE_SHOWN ? sample
                 : sample.substring(0, SAMPLE_SHOWN) + "... (" + (sample.length() - SAMPLE_SHOWN) + " more characters)";
+    }
+
+    /**
+     * Runs {@code check} on {@code sample}; if it fails (an assertion or an exception), looks for a
+     * shorter list that still fails (removing runs of elements, halving their length down to one,
+     * at most {@value #SHRINK_BUDGET} checks) and throws an {@link AssertionError} that names that
+     * list, with its failure as the cause.
+     */
+    public static <T> void checkShrinking(List<T> sample, Consumer<List<T>> check) {
+        Throwable failure = failure(sample, check);
+        if (failure == null) {
+            return;
+        }
+        List<T> smallest = sample;
+        Throwable smallestFailure = failure;
+        int budget = SHRINK_BUDGET;
+        for (int run = Math.max(1, smallest.size() / 2); run >= 1 && budget > 0; run /= 2) {
+            for (int from = 0; from < smallest.size() && budget > 0; budget--) {
+                List<T> shorter = new ArrayList<>(smallest.subList(0, from));
+                shorter.addAll(smallest.subList(Math.min(smallest.size(), from + run), smallest.size()));
+                Throwable shorterFailure = shorter.isEmpty() ? null : failure(shorter, check);
+                if (shorterFailure != null) {
+                    smallest = shorter;
+                    smallestFailure = shorterFailure;
+                } else {
+                    from += run;
+                }
+            }
+        }
+        AssertionError shrunk = new AssertionError(String.format("shrunk from %d to %d elements that still fail: %s%n%s",
+                sample.size(), smallest.size(), abbreviate(smallest.toString()), smallestFailure), smallestFailure);
+        if (smallestFailure != failure) {
+            shrunk.addSuppressed(failure);
+        }
+        throw shrunk;
+    }
+
+    private static <T> Throwable failure(List<T> sample, Consumer<List<T>> check) {
+        try {
+            check.accept(sample);
+            return null;
+        } catch (RuntimeException | AssertionError failure) {
+            return failure;
+        }
     }
 
     /** The run's seed: {@value #DEFAULT_SEED}, or as {@code -Dkscale.seed} says (a fresh one for {@code random}). */

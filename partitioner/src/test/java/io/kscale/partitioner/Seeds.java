@@ -124,23 +124,24 @@ final class Seeds {
     }
 
     /**
-     * Runs {@code check} on {@code sample}; if it fails, looks for a shorter list that still fails
-     * (removing runs of elements, halving their length down to one, at most
-     * {@value #SHRINK_BUDGET} checks) and throws that list's failure, which names the list.
+     * Runs {@code check} on {@code sample}; if it fails (an assertion or an exception), looks for a
+     * shorter list that still fails (removing runs of elements, halving their length down to one,
+     * at most {@value #SHRINK_BUDGET} checks) and throws an {@link AssertionError} that names that
+     * list, with its failure as the cause.
      */
     static <T> void checkShrinking(List<T> sample, Consumer<List<T>> check) {
-        AssertionError failure = failure(sample, check);
+        Throwable failure = failure(sample, check);
         if (failure == null) {
             return;
         }
         List<T> smallest = sample;
-        AssertionError smallestFailure = failure;
+        Throwable smallestFailure = failure;
         int budget = SHRINK_BUDGET;
         for (int run = Math.max(1, smallest.size() / 2); run >= 1 && budget > 0; run /= 2) {
             for (int from = 0; from < smallest.size() && budget > 0; budget--) {
                 List<T> shorter = new ArrayList<>(smallest.subList(0, from));
                 shorter.addAll(smallest.subList(Math.min(smallest.size(), from + run), smallest.size()));
-                AssertionError shorterFailure = shorter.isEmpty() ? null : failure(shorter, check);
+                Throwable shorterFailure = shorter.isEmpty() ? null : failure(shorter, check);
                 if (shorterFailure != null) {
                     smallest = shorter;
                     smallestFailure = shorterFailure;
@@ -150,16 +151,18 @@ final class Seeds {
             }
         }
         AssertionError shrunk = new AssertionError(String.format("shrunk from %d to %d elements that still fail: %s%n%s",
-                sample.size(), smallest.size(), abbreviate(smallest.toString()), smallestFailure.getMessage()), smallestFailure);
-        shrunk.addSuppressed(failure);
+                sample.size(), smallest.size(), abbreviate(smallest.toString()), smallestFailure), smallestFailure);
+        if (smallestFailure != failure) {
+            shrunk.addSuppressed(failure);
+        }
         throw shrunk;
     }
 
-    private static <T> AssertionError failure(List<T> sample, Consumer<List<T>> check) {
+    private static <T> Throwable failure(List<T> sample, Consumer<List<T>> check) {
         try {
             check.accept(sample);
             return null;
-        } catch (AssertionError failure) {
+        } catch (RuntimeException | AssertionError failure) {
             return failure;
         }
     }

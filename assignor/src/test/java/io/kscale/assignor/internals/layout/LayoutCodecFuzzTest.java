@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -27,8 +28,9 @@ import org.junit.jupiter.api.DynamicTest;
  * random bodies behind a correct header and checksum (which reach the parser), truncations, bit
  * flips, and edits of valid messages. It must never throw, never accept a damaged message the
  * checksum can see, and whatever it does accept must be the one canonical encoding of its
- * layout. Samples are drawn from the seed of each try ({@link Seeds}, a failure prints it); the
- * parsing properties print how many samples were accepted, by number of topics.
+ * layout. Samples are drawn from the seed of each try ({@link Seeds}, a failure prints it; the
+ * properties of one layout shrink a failing one to fewer topics); the parsing properties print
+ * how many samples were accepted, by number of topics.
  */
 class LayoutCodecFuzzTest {
 
@@ -38,16 +40,23 @@ class LayoutCodecFuzzTest {
         return layout;
     }
 
+    /**
+     * Checks {@code layout}; if that fails, looks for fewer of its topics that still fail (a layout
+     * of up to 40 topics, some with names of 249 characters, is hard to read).
+     */
+    private static void checkShrinkingTopics(GroupLayout layout, Consumer<GroupLayout> check) {
+        Seeds.checkShrinking(layout.topics(), topics -> check.accept(GroupLayout.of(layout.epoch(), topics)));
+    }
+
     @Property
     Stream<DynamicTest> shouldDecodeWhatItEncodes() {
-        return Seeds.tries(500, random -> {
-            GroupLayout layout = layout(random);
+        return Seeds.tries(500, random -> checkShrinkingTopics(layout(random), layout -> {
             ByteBuffer encoded = LayoutCodec.encode(layout);
 
             assertThat(encoded.position()).isZero();
             assertThat(LayoutCodec.decode(encoded)).contains(layout);
             assertThat(LayoutCodec.decode(encoded.asReadOnlyBuffer())).contains(layout);
-        });
+        }));
     }
 
     @Property
@@ -95,28 +104,28 @@ class LayoutCodecFuzzTest {
 
     @Property
     Stream<DynamicTest> shouldRejectEveryTruncation() {
-        return Seeds.tries(300, random -> {
-            byte[] message = encode(layout(random));
+        return Seeds.tries(300, random -> checkShrinkingTopics(layout(random), layout -> {
+            byte[] message = encode(layout);
 
             for (int length = 0; length < message.length; length++) {
                 byte[] truncated = Arrays.copyOf(message, length);
                 assertThat(decode(truncated)).as("first %d of %d bytes", length, message.length).isEmpty();
                 assertCanonicalIfAccepted(seal(truncated), decode(seal(truncated)));
             }
-        });
+        }));
     }
 
     @Property
     Stream<DynamicTest> shouldRejectEverySingleBitFlip() {
-        return Seeds.tries(100, random -> {
-            byte[] message = encode(layout(random));
+        return Seeds.tries(100, random -> checkShrinkingTopics(layout(random), layout -> {
+            byte[] message = encode(layout);
 
             for (int bit = 0; bit < message.length * 8; bit++) {
                 byte[] flipped = message.clone();
                 flipped[bit / 8] ^= (byte) (1 << (bit % 8));
                 assertThat(decode(flipped)).as("bit %d flipped", bit).isEmpty();
             }
-        });
+        }));
     }
 
     /**
