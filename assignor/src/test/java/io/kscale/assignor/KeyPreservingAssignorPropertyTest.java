@@ -11,11 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.LongRange;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.RebalanceProtocol;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * The assignor's invariants over random histories of a group: members joining with one of two
@@ -24,16 +23,19 @@ import org.apache.kafka.common.TopicPartition;
  * subscribed topic is owned exactly once, by a member subscribed to it (the simulator also checks
  * Kafka's COOPERATIVE rule on every rebalance); partition p is with partition {@code p % T}; loads
  * of members with the same subscription differ by at most one task; and a rebalance with nothing
- * changed moves nothing. Either co-partitioning setting. Each history is drawn from a seed that jqwik draws from {@link PropertySeeds#SEED} and prints on failure.
+ * changed moves nothing. Either co-partitioning setting. Each history is drawn from the seed of its try ({@link Seeds}).
  */
 class KeyPreservingAssignorPropertyTest {
 
     private static final Map<String, Object> NO_STORE = Map.of(KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false);
     private static final List<List<String>> SUBSCRIPTIONS = List.of(List.of("orders"), List.of("orders", "payments"));
 
-    @Property(tries = 60, seed = PropertySeeds.SEED)
-    void invariantsHoldOverRandomHistories(@ForAll @LongRange(min = 1, max = Long.MAX_VALUE) long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
+    @Property
+    Stream<DynamicTest> invariantsHoldOverRandomHistories() {
+        return Seeds.tries(60, KeyPreservingAssignorPropertyTest::invariantsHoldOverARandomHistory);
+    }
+
+    private static void invariantsHoldOverARandomHistory(SplittableRandom random) {
         RebalanceProtocol protocol = random.nextBoolean() ? RebalanceProtocol.COOPERATIVE : RebalanceProtocol.EAGER;
         Map<String, Object> config = new HashMap<>(NO_STORE);
         config.put(KeyPreservingAssignorConfig.CO_PARTITIONING_CONFIG, random.nextBoolean() ? "by-task-count" : "none");
@@ -61,7 +63,7 @@ class KeyPreservingAssignorPropertyTest {
             checkInvariants(group, members);
             Map<TopicPartition, String> before = group.owners();
             group.rebalance();
-            assertThat(group.owners()).as("a rebalance with nothing changed moves nothing (%s, step %d, seed %d, loads %s)", protocol, step, seed, group.load()).isEqualTo(before);
+            assertThat(group.owners()).as("a rebalance with nothing changed moves nothing (%s, step %d, loads %s)", protocol, step, group.load()).isEqualTo(before);
         }
     }
 

@@ -13,10 +13,9 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.LongRange;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.RebalanceProtocol;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * Stateful groups over random histories: members with and without a {@link TaskStateListener}
@@ -25,7 +24,7 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.RebalanceProt
  * without one or to a member that had reported a lag within the acceptable recovery lag (KIP-441's
  * rule; under COOPERATIVE the taker is the member that keeps the withheld task warm). Once the
  * warmups catch up, the group settles: no warmups, no follow-up, loads balanced. Each history
- * is drawn from a seed that jqwik draws from {@link PropertySeeds#SEED} and prints on failure.
+ * is drawn from the seed of its try ({@link Seeds}).
  */
 class StatefulAssignorPropertyTest {
 
@@ -33,10 +32,12 @@ class StatefulAssignorPropertyTest {
     private static final String ORDERS = "orders";
     private static final long ACCEPTABLE = KeyPreservingAssignorConfig.ACCEPTABLE_RECOVERY_LAG_DEFAULT;
 
-    @Property(tries = 40, seed = PropertySeeds.SEED)
-    void tasksLeaveStatefulOwnersOnlyForCaughtUpMembersAndTheGroupSettles(
-            @ForAll @LongRange(min = 1, max = Long.MAX_VALUE) long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
+    @Property
+    Stream<DynamicTest> tasksLeaveStatefulOwnersOnlyForCaughtUpMembersAndTheGroupSettles() {
+        return Seeds.tries(40, StatefulAssignorPropertyTest::checkARandomHistory);
+    }
+
+    private static void checkARandomHistory(SplittableRandom random) {
         RebalanceProtocol protocol = random.nextBoolean() ? RebalanceProtocol.COOPERATIVE : RebalanceProtocol.EAGER;
         GroupSimulator group = new GroupSimulator(protocol, NO_STORE).topic(ORDERS, 4 + random.nextInt(9));
         List<String> members = new ArrayList<>();
@@ -55,7 +56,7 @@ class StatefulAssignorPropertyTest {
                     group.topic(ORDERS, current * 2);
                 }
             }
-            String context = protocol + ", step " + step + ", seed " + seed;
+            String context = protocol + ", step " + step;
             for (int round = 0; round < 3; round++) {
                 progress(group, members, random);
                 rebalanceChecked(group, members, context);
@@ -68,18 +69,18 @@ class StatefulAssignorPropertyTest {
                     listener.warming.forEach(task -> listener.lags.put(task, 0L));
                 }
             });
-            rebalanceChecked(group, members, protocol + ", catching up, seed " + seed);
+            rebalanceChecked(group, members, protocol + ", catching up");
         }
-        rebalanceChecked(group, members, protocol + ", settled, seed " + seed);
-        assertThat(warming(group, members)).as("warmups left (%s, seed %d)", protocol, seed).isFalse();
+        rebalanceChecked(group, members, protocol + ", settled");
+        assertThat(warming(group, members)).as("warmups left (%s)", protocol).isFalse();
         for (String id : members) {
-            assertThat(group.member(id).followUpDeadline()).as("follow-up of %s (seed %d)", id, seed).isEmpty();
+            assertThat(group.member(id).followUpDeadline()).as("follow-up of %s", id).isEmpty();
         }
         List<Integer> loads = new ArrayList<>(group.load().values());
         int taskSize = heaviestTask(group);
         assertThat(loads.stream().mapToInt(Integer::intValue).max().getAsInt()
                 - loads.stream().mapToInt(Integer::intValue).min().getAsInt())
-                .as("loads %s (seed %d)", group.load(), seed).isLessThanOrEqualTo(taskSize);
+                .as("loads %s", group.load()).isLessThanOrEqualTo(taskSize);
     }
 
     /** Warmups make random progress; the application reports its active tasks at lag 0 and forgets what it dropped. */

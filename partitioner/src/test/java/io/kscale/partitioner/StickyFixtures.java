@@ -21,7 +21,8 @@ import org.apache.kafka.common.PartitionInfo;
 
 /**
  * Shared fixtures and invariant checks of the partitioner tests (example tests, properties and the
- * stress test all assert the same invariants through {@link Ledger} and {@link StintLog}).
+ * stress test all assert the same invariants through {@link Ledger} and {@link StintLog}); the
+ * properties draw their samples through {@link Seeds}.
  */
 final class StickyFixtures {
 
@@ -70,20 +71,12 @@ final class StickyFixtures {
         return IntStream.range(from, to).toArray();
     }
 
-    /** The seed of every randomised test here unless {@code -Dkscale.seed} says otherwise: CI runs are repeatable. */
-    static final long DEFAULT_SEED = 20261202L;
-    /** The same, for jqwik's {@code @Property(seed = ...)}, which would otherwise draw a seed per run. */
-    static final String PROPERTY_SEED = "20261202";
-
     /**
-     * A test seed: {@link #DEFAULT_SEED}, or {@code -Dkscale.seed} to explore other runs (a failure
-     * there prints the seed to replay).
+     * A test seed: {@link Seeds#DEFAULT_SEED}, or {@code -Dkscale.seed} to explore other runs
+     * ({@code random} for a fresh one); printed with the flag that replays it.
      */
     static long seed(String test) {
-        String chosen = System.getProperty("kscale.seed");
-        long seed = chosen != null ? Long.parseLong(chosen) : DEFAULT_SEED;
-        System.out.println(test + ": seed " + seed + " (rerun with -Dkscale.seed=" + seed + ")");
-        return seed;
+        return Seeds.seed(test);
     }
 
     /** The bound the issue asks for: two stints, {@code 2 (N + R)}. */

@@ -8,38 +8,41 @@ import io.kscale.partitioner.StickyFixtures.Ledger;
 import io.kscale.partitioner.StickyFixtures.StintLog;
 import java.util.List;
 import java.util.SplittableRandom;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * Properties of the pure algorithm over random record sizes, sticky sizes, partition counts,
- * availability changes and expansions. jqwik reports the seed and the shrunk sample of a failure.
+ * availability changes and expansions. Each try draws its sample from its seed ({@link Seeds}); a
+ * failure prints the seed and the sample, its record sizes shrunk to a shorter list that still
+ * fails (a failing list of 3,000 sizes is hard to read).
  */
 class UniformityPropertyTest {
 
-    @Provide
-    Arbitrary<List<Integer>> recordSizes() {
-        Arbitrary<Integer> size = Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(6, Arbitraries.integers().between(1, 600)),
-                net.jqwik.api.Tuple.of(3, Arbitraries.integers().between(1, 5000)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(1, 40000)));
-        return size.list().ofMinSize(1).ofMaxSize(3000);
+    private static List<Integer> recordSizes(SplittableRandom random) {
+        return Seeds.listOf(random, 1, 3000, r -> {
+            int draw = r.nextInt(10);
+            return Seeds.intBetween(r, 1, draw < 6 ? 600 : draw < 9 ? 5000 : 40000);
+        });
     }
 
-    @Provide
-    Arbitrary<Integer> stickyBytes() {
-        return Arbitraries.oneOf(Arbitraries.integers().between(1, 64), Arbitraries.integers().between(1, 20000));
+    private static int stickyBytes(SplittableRandom random) {
+        return Seeds.intBetween(random, 1, random.nextBoolean() ? 64 : 20000);
     }
 
-    @Property(tries = 300, seed = StickyFixtures.PROPERTY_SEED)
-    void shouldKeepTotalsWithinTwoStintsAtEveryStep(@ForAll long seed,
-                                                    @ForAll @IntRange(min = 1, max = 40) int partitions,
-                                                    @ForAll("stickyBytes") int stickyBytes,
-                                                    @ForAll("recordSizes") List<Integer> sizes) {
+    @Property
+    Stream<DynamicTest> shouldKeepTotalsWithinTwoStintsAtEveryStep() {
+        return Seeds.tries(300, random -> {
+            long seed = Seeds.anyLong(random);
+            int partitions = Seeds.intBetween(random, 1, 40);
+            int stickyBytes = stickyBytes(random);
+            List<Integer> sizes = recordSizes(random);
+            Seeds.sample("seed %d, %d partitions, sticky bytes %d, %d record sizes", seed, partitions, stickyBytes, sizes.size());
+            Seeds.checkShrinking(sizes, shrunk -> keepsTotalsWithinTwoStints(seed, partitions, stickyBytes, shrunk));
+        });
+    }
+
+    private static void keepsTotalsWithinTwoStints(long seed, int partitions, int stickyBytes, List<Integer> sizes) {
         PartitionView view = PartitionView.allAvailable(partitions);
         StintLog log = new StintLog();
         TopicStickiness stickiness = new TopicStickiness(stickyBytes, seed, view, log);
@@ -55,13 +58,21 @@ class UniformityPropertyTest {
         assertAccountedExactly(stints, stickiness, ledger, partitions);
     }
 
-    @Property(tries = 200, seed = StickyFixtures.PROPERTY_SEED)
-    void shouldKeepPartitionsWithLeaderThroughoutUniformWhileOthersComeAndGo(
-            @ForAll long seed,
-            @ForAll @IntRange(min = 1, max = 6) int alwaysUp,
-            @ForAll @IntRange(min = 1, max = 10) int flapping,
-            @ForAll("stickyBytes") int stickyBytes,
-            @ForAll("recordSizes") List<Integer> sizes) {
+    @Property
+    Stream<DynamicTest> shouldKeepPartitionsWithLeaderThroughoutUniformWhileOthersComeAndGo() {
+        return Seeds.tries(200, random -> {
+            long seed = Seeds.anyLong(random);
+            int alwaysUp = Seeds.intBetween(random, 1, 6);
+            int flapping = Seeds.intBetween(random, 1, 10);
+            int stickyBytes = stickyBytes(random);
+            List<Integer> sizes = recordSizes(random);
+            Seeds.sample("seed %d, %d partitions always up, %d flapping, sticky bytes %d, %d record sizes", seed, alwaysUp, flapping,
+                    stickyBytes, sizes.size());
+            Seeds.checkShrinking(sizes, shrunk -> keepsPartitionsWithLeaderUniform(seed, alwaysUp, flapping, stickyBytes, shrunk));
+        });
+    }
+
+    private static void keepsPartitionsWithLeaderUniform(long seed, int alwaysUp, int flapping, int stickyBytes, List<Integer> sizes) {
         int partitions = alwaysUp + flapping;
         SplittableRandom random = new SplittableRandom(seed);
         boolean[] up = new boolean[partitions];
@@ -84,12 +95,14 @@ class UniformityPropertyTest {
         log.assertValid(stickyBytes, ledger.largestRecord(), false);
     }
 
-    @Property(tries = 200, seed = StickyFixtures.PROPERTY_SEED)
-    void shouldFollowPartitionCountChanges(@ForAll long seed,
-                                           @ForAll @IntRange(min = 1, max = 8) int initial,
-                                           @ForAll @IntRange(min = 1, max = 8) int added,
-                                           @ForAll @IntRange(min = 1, max = 2000) int stickyBytes,
-                                           @ForAll @IntRange(min = 0, max = 500) int growAfter) {
+    @Property
+    Stream<DynamicTest> shouldFollowPartitionCountChanges() {
+        return Seeds.tries(200, random -> followsPartitionCountChanges(Seeds.anyLong(random), Seeds.intBetween(random, 1, 8),
+                Seeds.intBetween(random, 1, 8), Seeds.intBetween(random, 1, 2000), Seeds.intBetween(random, 0, 500)));
+    }
+
+    private static void followsPartitionCountChanges(long seed, int initial, int added, int stickyBytes, int growAfter) {
+        Seeds.sample("seed %d, %d partitions, %d added after %d records, sticky bytes %d", seed, initial, added, growAfter, stickyBytes);
         SplittableRandom random = new SplittableRandom(seed);
         StintLog log = new StintLog();
         PartitionView view = PartitionView.allAvailable(initial);
@@ -132,12 +145,14 @@ class UniformityPropertyTest {
                 .allSatisfy(stint -> assertThat(stint.nextPartition()).isNotEqualTo(stint.partition()));
     }
 
-    @Property(tries = 200, seed = StickyFixtures.PROPERTY_SEED)
-    void shouldNeverReturnPartitionBeyondCountAfterShrink(@ForAll long seed,
-                                                          @ForAll @IntRange(min = 2, max = 20) int before,
-                                                          @ForAll @IntRange(min = 1, max = 19) int after,
-                                                          @ForAll @IntRange(min = 1, max = 1000) int stickyBytes,
-                                                          @ForAll @IntRange(min = 0, max = 200) int shrinkAfter) {
+    @Property
+    Stream<DynamicTest> shouldNeverReturnPartitionBeyondCountAfterShrink() {
+        return Seeds.tries(200, random -> neverReturnsPartitionBeyondCount(Seeds.anyLong(random), Seeds.intBetween(random, 2, 20),
+                Seeds.intBetween(random, 1, 19), Seeds.intBetween(random, 1, 1000), Seeds.intBetween(random, 0, 200)));
+    }
+
+    private static void neverReturnsPartitionBeyondCount(long seed, int before, int after, int stickyBytes, int shrinkAfter) {
+        Seeds.sample("seed %d, %d partitions, %d after %d records, sticky bytes %d", seed, before, after, shrinkAfter, stickyBytes);
         int shrunk = Math.min(after, before - 1);
         SplittableRandom random = new SplittableRandom(seed);
         PartitionView view = PartitionView.allAvailable(before);

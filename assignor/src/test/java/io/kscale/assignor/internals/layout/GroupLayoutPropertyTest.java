@@ -5,7 +5,8 @@ import static io.kscale.assignor.internals.layout.LayoutFixtures.ORDERS;
 import static io.kscale.assignor.internals.layout.LayoutFixtures.apply;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.PropertySeeds;
+import io.kscale.assignor.Property;
+import io.kscale.assignor.Seeds;
 import io.kscale.assignor.internals.layout.LayoutChange.Kind;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -13,64 +14,65 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * Properties of {@link GroupLayout#withPartitionCounts} over random layouts and random, partly
  * nonsensical metadata (null and illegal names, counts of zero, negative, too large, null): it
  * never throws, never loses a topic, a task or a partition, and raises the epoch exactly when the
- * layout changes. Samples are drawn from {@link PropertySeeds#SEED}; jqwik prints a falsified
- * sample.
+ * layout changes. Samples are drawn from the seed of each try ({@link Seeds}), which a failure
+ * prints.
  */
 class GroupLayoutPropertyTest {
 
-    @Provide
-    Arbitrary<Map<String, Integer>> metadata() {
-        Arbitrary<String> names = Arbitraries.frequencyOf(
-                Tuple.of(6, LayoutFixtures.topicNames()),
-                Tuple.of(6, Arbitraries.of(ORDERS, "orders.eu-a", "a0", "a1")),
-                Tuple.of(1, Arbitraries.of("", ".", "bad name", "ordérs", "a".repeat(250)))
-        ).injectNull(0.03);
-        Arbitrary<Integer> counts = Arbitraries.frequencyOf(
-                Tuple.of(12, Arbitraries.integers().between(1, 40)),
-                Tuple.of(2, LayoutFixtures.counts()),
-                Tuple.of(1, Arbitraries.of(0, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, TopicLayout.MAX_COUNT + 1))
-        ).injectNull(0.03);
-        return Combinators.combine(names, counts).as(Tuple::of).list().ofMaxSize(12).map(pairs -> {
-            Map<String, Integer> map = new HashMap<>();
-            pairs.forEach(pair -> map.put(pair.get1(), pair.get2()));
-            return map;
-        });
+    /** Partition counts by topic name, partly nonsensical: null and illegal names, counts of zero, negative, too large, null. */
+    static Map<String, Integer> metadata(SplittableRandom random) {
+        Map<String, Integer> map = new HashMap<>();
+        for (int i = Seeds.intBetween(random, 0, 12); i > 0; i--) {
+            map.put(random.nextInt(100) < 3 ? null : name(random), random.nextInt(100) < 3 ? null : count(random));
+        }
+        return map;
     }
 
-    @Provide
-    Arbitrary<GroupLayout> layouts() {
-        Arbitrary<TopicLayout> familiar = Combinators.combine(Arbitraries.of(ORDERS, "orders.eu-a", "a0", "a1"),
-                Arbitraries.integers().between(1, 40), Arbitraries.integers().between(1, 40)).as(TopicLayout::of);
-        Arbitrary<List<TopicLayout>> topics = Arbitraries.frequencyOf(Tuple.of(3, familiar), Tuple.of(1, LayoutFixtures.topicLayouts()))
-                .list().ofMaxSize(8).uniqueElements(TopicLayout::topic);
-        return Combinators.combine(Arbitraries.longs().between(0, 100), topics).as(GroupLayout::of);
+    private static String name(SplittableRandom random) {
+        int draw = random.nextInt(13);
+        return draw < 6 ? LayoutFixtures.topicName(random) : draw < 12 ? Seeds.pick(random, ORDERS, "orders.eu-a", "a0", "a1")
+                : Seeds.pick(random, "", ".", "bad name", "ordérs", "a".repeat(250));
     }
 
-    @Provide
-    Arbitrary<Map<String, Integer>> declarations() {
-        return Arbitraries.maps(Arbitraries.of(ORDERS, "a0", "a1", "unused"), Arbitraries.integers().between(1, 40))
-                .ofMaxSize(2);
+    private static Integer count(SplittableRandom random) {
+        int draw = random.nextInt(15);
+        return draw < 12 ? Seeds.intBetween(random, 1, 40) : draw < 14 ? LayoutFixtures.count(random)
+                : Seeds.pick(random, 0, -1, Integer.MIN_VALUE, Integer.MAX_VALUE, TopicLayout.MAX_COUNT + 1);
     }
 
-    @Property(tries = 1000, seed = PropertySeeds.SEED)
-    void shouldNeverThrowNorLoseATaskAndRaiseTheEpochExactlyOnChange(
-            @ForAll("layouts") GroupLayout before, @ForAll("metadata") Map<String, Integer> current,
-            @ForAll ExpansionPolicy policy, @ForAll("declarations") Map<String, Integer> declared) {
+    static GroupLayout layout(SplittableRandom random) {
+        List<TopicLayout> topics = Seeds.uniqueListOf(random, 8, r -> r.nextInt(4) < 3
+                ? TopicLayout.of(Seeds.pick(r, ORDERS, "orders.eu-a", "a0", "a1"), Seeds.intBetween(r, 1, 40), Seeds.intBetween(r, 1, 40))
+                : LayoutFixtures.topicLayout(r), TopicLayout::topic);
+        return GroupLayout.of(Seeds.longBetween(random, 0, 100), topics);
+    }
+
+    static Map<String, Integer> declarations(SplittableRandom random) {
+        Map<String, Integer> declared = new HashMap<>();
+        for (int i = Seeds.intBetween(random, 0, 2); i > 0; i--) {
+            declared.put(Seeds.pick(random, ORDERS, "a0", "a1", "unused"), Seeds.intBetween(random, 1, 40));
+        }
+        return declared;
+    }
+
+    @Property
+    Stream<DynamicTest> shouldNeverThrowNorLoseATaskAndRaiseTheEpochExactlyOnChange() {
+        return Seeds.tries(1000, random -> neverThrowsNorLosesATask(layout(random), metadata(random),
+                Seeds.pick(random, ExpansionPolicy.class), declarations(random)));
+    }
+
+    private static void neverThrowsNorLosesATask(GroupLayout before, Map<String, Integer> current, ExpansionPolicy policy,
+                                                 Map<String, Integer> declared) {
+        Seeds.sample("before %s, partition counts %s, %s, declared %s", before, current, policy, declared);
         LayoutUpdate update = before.withPartitionCounts(current, policy, declared);
         GroupLayout after = update.layout();
 
@@ -110,10 +112,14 @@ class GroupLayoutPropertyTest {
      * count forever; under REBASE the topic is aligned after every step, so the next expansion
      * to a multiple keeps affinity.
      */
-    @Property(tries = 500, seed = PropertySeeds.SEED)
-    void shouldFollowThePolicyThroughAnySequenceOfCounts(
-            @ForAll ExpansionPolicy policy,
-            @ForAll @Size(min = 1, max = 10) List<@IntRange(min = 1, max = 64) Integer> sequence) {
+    @Property
+    Stream<DynamicTest> shouldFollowThePolicyThroughAnySequenceOfCounts() {
+        return Seeds.tries(500, random -> followsThePolicy(Seeds.pick(random, ExpansionPolicy.class),
+                Seeds.listOf(random, 1, 10, r -> Seeds.intBetween(r, 1, 64))));
+    }
+
+    private static void followsThePolicy(ExpansionPolicy policy, List<Integer> sequence) {
+        Seeds.sample("%s through %s", policy, sequence);
         GroupLayout layout = GroupLayout.empty();
         int seen = 0;
         for (int count : sequence) {
@@ -130,11 +136,17 @@ class GroupLayoutPropertyTest {
         }
     }
 
-    @Property(tries = 200, seed = PropertySeeds.SEED)
-    void shouldGiveTheSameResultForTheSameInput(@ForAll("layouts") GroupLayout before,
-                                                 @ForAll("metadata") Map<String, Integer> current, @ForAll ExpansionPolicy policy) {
-        assertThat(before.withPartitionCounts(new HashMap<>(current), policy, NONE_DECLARED))
-                .isEqualTo(before.withPartitionCounts(current, policy, NONE_DECLARED));
+    @Property
+    Stream<DynamicTest> shouldGiveTheSameResultForTheSameInput() {
+        return Seeds.tries(200, random -> {
+            GroupLayout before = layout(random);
+            Map<String, Integer> current = metadata(random);
+            ExpansionPolicy policy = Seeds.pick(random, ExpansionPolicy.class);
+            Seeds.sample("before %s, partition counts %s, %s", before, current, policy);
+
+            assertThat(before.withPartitionCounts(new HashMap<>(current), policy, NONE_DECLARED))
+                    .isEqualTo(before.withPartitionCounts(current, policy, NONE_DECLARED));
+        });
     }
 
     private static Kind kindOf(LayoutUpdate update, String topic) {

@@ -6,31 +6,36 @@ import static io.kscale.assignor.internals.layout.LayoutFixtures.key;
 import static io.kscale.assignor.internals.layout.LayoutFixtures.partitionOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.PropertySeeds;
+import io.kscale.assignor.Property;
+import io.kscale.assignor.Seeds;
 import io.kscale.assignor.internals.layout.LayoutChange.Kind;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
+import java.util.stream.Stream;
 import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 
 /**
  * The arithmetic the layout rests on, checked with Kafka's own partitioning of keyed records
  * ({@code toPositive(murmur2(key)) % n}): a key stays in its task when the partition count
- * grows to any multiple of T, and only then. Samples are drawn from {@link PropertySeeds#SEED};
- * jqwik prints a falsified sample.
+ * grows to any multiple of T, and only then. Samples are drawn from the seed of each try
+ * ({@link Seeds}), which a failure prints.
  */
 class KeyAffinityPropertyTest {
 
-    @Property(tries = 2000, seed = PropertySeeds.SEED)
-    void hashModuloAnyMultipleOfTModuloTIsHashModuloT(@ForAll byte[] key, @ForAll @IntRange(min = 1, max = 10_000) int tasks,
-                                                       @ForAll @IntRange(min = 1, max = 1_000) int k) {
-        int hash = Utils.toPositive(Utils.murmur2(key));
+    @Property
+    Stream<DynamicTest> hashModuloAnyMultipleOfTModuloTIsHashModuloT() {
+        return Seeds.tries(2000, random -> {
+            byte[] key = Seeds.bytes(random, 64);
+            int tasks = Seeds.intBetween(random, 1, 10_000);
+            int k = Seeds.intBetween(random, 1, 1_000);
+            Seeds.sample("key %s, T=%d, k=%d", Arrays.toString(key), tasks, k);
+            int hash = Utils.toPositive(Utils.murmur2(key));
 
-        assertThat(hash % (k * tasks) % tasks).isEqualTo(hash % tasks);
+            assertThat(hash % (k * tasks) % tasks).isEqualTo(hash % tasks);
+        });
     }
 
     /**
@@ -38,11 +43,14 @@ class KeyAffinityPropertyTest {
      * 20 with T = 4 is fine, though 20 is no multiple of 12); every change is EXPANDED, T stays,
      * and every key's task, found the way the assignor finds it, stays the same.
      */
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void shouldKeepEveryKeyInItsTaskWhenPartitionsGrowToAnyMultipleOfT(
-            @ForAll @IntRange(min = 1, max = 64) int tasks,
-            @ForAll @Size(min = 1, max = 6) List<@IntRange(min = 1, max = 16) Integer> multipliers,
-            @ForAll @Size(min = 1, max = 50) List<byte[]> keys) {
+    @Property
+    Stream<DynamicTest> shouldKeepEveryKeyInItsTaskWhenPartitionsGrowToAnyMultipleOfT() {
+        return Seeds.tries(300, random -> keepsEveryKeyInItsTask(Seeds.intBetween(random, 1, 64),
+                Seeds.listOf(random, 1, 6, r -> Seeds.intBetween(r, 1, 16)), Seeds.listOf(random, 1, 50, r -> Seeds.bytes(r, 64))));
+    }
+
+    private static void keepsEveryKeyInItsTask(int tasks, List<Integer> multipliers, List<byte[]> keys) {
+        Seeds.sample("T=%d, multipliers %s, %d keys", tasks, multipliers, keys.size());
         GroupLayout layout = apply(GroupLayout.empty(), ExpansionPolicy.KEEP, ORDERS, tasks).layout();
         int[] taskOfKey = keys.stream().mapToInt(key -> layout.topic(ORDERS).orElseThrow().taskOf(partitionOf(key, tasks))).toArray();
         int multiple = 1;
@@ -57,13 +65,13 @@ class KeyAffinityPropertyTest {
             assertThat(update.changes()).allSatisfy(change -> assertThat(change.kind()).isEqualTo(Kind.EXPANDED));
             assertThat(topic.taskCount()).isEqualTo(tasks);
             for (int i = 0; i < keys.size(); i++) {
-                assertThat(topic.taskOf(partitionOf(keys.get(i), count))).as("task of key %d at %d partitions", i, count)
+                assertThat(topic.taskOf(partitionOf(keys.get(i), count))).as("task of key %s at %d partitions", Arrays.toString(keys.get(i)), count)
                         .isEqualTo(taskOfKey[i]);
             }
         }
     }
 
-    @Example
+    @Test
     void shouldMoveSomeKeysToAnotherTaskWhenTheCountIsNoMultipleOfT() {
         TopicLayout kept = apply(GroupLayout.empty(), ExpansionPolicy.KEEP, ORDERS, 4).layout().topic(ORDERS).orElseThrow();
 
@@ -73,7 +81,7 @@ class KeyAffinityPropertyTest {
         assertThat(moved).as("keys that change task at 4 -> 6 partitions").isPositive();
     }
 
-    @Example
+    @Test
     void shouldFollowTheWorkedExampleOfKeyHash21() {
         int hash = 21;
 

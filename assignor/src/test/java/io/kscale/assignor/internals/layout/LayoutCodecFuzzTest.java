@@ -6,63 +6,76 @@ import static io.kscale.assignor.internals.layout.LayoutFixtures.seal;
 import static io.kscale.assignor.internals.layout.LayoutFixtures.sealedMessage;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.PropertySeeds;
+import io.kscale.assignor.Property;
+import io.kscale.assignor.Seeds;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.constraints.Size;
-import net.jqwik.api.statistics.Statistics;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * Round trips, and {@link LayoutCodec#decode} against every kind of bad input: random bytes,
  * random bodies behind a correct header and checksum (which reach the parser), truncations, bit
  * flips, and edits of valid messages. It must never throw, never accept a damaged message the
  * checksum can see, and whatever it does accept must be the one canonical encoding of its
- * layout. Samples are drawn from {@link PropertySeeds#SEED}; jqwik prints a falsified sample.
+ * layout. Samples are drawn from the seed of each try ({@link Seeds}, a failure prints it; the
+ * properties of one layout shrink a failing one to fewer topics); the parsing properties print
+ * how many samples were accepted, by number of topics.
  */
 class LayoutCodecFuzzTest {
 
-    @Provide
-    Arbitrary<GroupLayout> layouts() {
-        return Arbitraries.oneOf(LayoutFixtures.groupLayouts(40), LayoutFixtures.identifiedGroupLayouts(40));
+    private static GroupLayout layout(SplittableRandom random) {
+        GroupLayout layout = random.nextBoolean() ? LayoutFixtures.groupLayout(random, 40) : LayoutFixtures.identifiedGroupLayout(random, 40);
+        Seeds.sample("%s", layout);
+        return layout;
     }
 
-    @Property(tries = 500, seed = PropertySeeds.SEED)
-    void shouldDecodeWhatItEncodes(@ForAll("layouts") GroupLayout layout) {
-        ByteBuffer encoded = LayoutCodec.encode(layout);
-
-        assertThat(encoded.position()).isZero();
-        assertThat(LayoutCodec.decode(encoded)).contains(layout);
-        assertThat(LayoutCodec.decode(encoded.asReadOnlyBuffer())).contains(layout);
+    /**
+     * Checks {@code layout}; if that fails, looks for fewer of its topics that still fail (a layout
+     * of up to 40 topics, some with names of 249 characters, is hard to read).
+     */
+    private static void checkShrinkingTopics(GroupLayout layout, Consumer<GroupLayout> check) {
+        Seeds.checkShrinking(layout.topics(), topics -> check.accept(GroupLayout.of(layout.epoch(), topics)));
     }
 
-    @Property(tries = 2000, seed = PropertySeeds.SEED)
-    void shouldNeverThrowForRandomBytes(@ForAll @Size(max = 400) byte[] bytes) {
-        decode(bytes);
-        if (bytes.length > 1) {
-            bytes[0] = LayoutCodec.MAGIC;
-            assertThat(decode(bytes)).as("a random checksum never matches here").isEmpty();
-        }
+    @Property
+    Stream<DynamicTest> shouldDecodeWhatItEncodes() {
+        return Seeds.tries(500, random -> checkShrinkingTopics(layout(random), layout -> {
+            ByteBuffer encoded = LayoutCodec.encode(layout);
+
+            assertThat(encoded.position()).isZero();
+            assertThat(LayoutCodec.decode(encoded)).contains(layout);
+            assertThat(LayoutCodec.decode(encoded.asReadOnlyBuffer())).contains(layout);
+        }));
+    }
+
+    @Property
+    Stream<DynamicTest> shouldNeverThrowForRandomBytes() {
+        return Seeds.tries(2000, random -> {
+            byte[] bytes = Seeds.bytes(random, 400);
+            Seeds.sample("%s", Arrays.toString(bytes));
+            decode(bytes);
+            if (bytes.length > 1) {
+                bytes[0] = LayoutCodec.MAGIC;
+                assertThat(decode(bytes)).as("a random checksum never matches here").isEmpty();
+            }
+        });
     }
 
     /** Behind a valid header and checksum, random bytes exercise every branch of the parser. */
-    @Property(tries = 2000, seed = PropertySeeds.SEED)
-    void shouldNeverThrowForRandomBodiesAndAcceptOnlyCanonicalOnes(@ForAll("bodies") byte[] body) {
-        byte[] message = sealedMessage(body);
-
-        Optional<GroupLayout> decoded = decode(message);
-        Statistics.label("decoded").collect(decoded.map(layout -> layout.topics().size() + " topics").orElse("rejected"));
-        assertCanonicalIfAccepted(message, decoded);
+    @Property
+    Stream<DynamicTest> shouldNeverThrowForRandomBodiesAndAcceptOnlyCanonicalOnes() {
+        return decodingTries(2000, LayoutCodecFuzzTest::body);
     }
 
     /**
@@ -70,35 +83,49 @@ class LayoutCodecFuzzTest {
      * prefixes that are too short or too long, zero counts, a topic count off by one): many parse,
      * so this reaches the checks that keep decoding strict (order, canonical front coding).
      */
-    @Property(tries = 5000, seed = PropertySeeds.SEED)
-    void shouldAcceptOnlyCanonicalBodiesThatFollowTheGrammar(@ForAll("grammarBodies") byte[] body) {
-        byte[] message = sealedMessage(body);
-
-        Optional<GroupLayout> decoded = decode(message);
-        Statistics.label("decoded").collect(decoded.map(layout -> layout.topics().size() + " topics").orElse("rejected"));
-        assertCanonicalIfAccepted(message, decoded);
+    @Property
+    Stream<DynamicTest> shouldAcceptOnlyCanonicalBodiesThatFollowTheGrammar() {
+        return decodingTries(5000, LayoutCodecFuzzTest::grammarBody);
     }
 
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void shouldRejectEveryTruncation(@ForAll("layouts") GroupLayout layout) {
-        byte[] message = encode(layout);
+    /** Sealed messages of random bodies: accepted only if canonical; prints what was decoded. */
+    private static Stream<DynamicTest> decodingTries(int tries, Function<SplittableRandom, byte[]> bodies) {
+        Map<String, Integer> decodedTopics = new TreeMap<>();
+        return Seeds.tries(tries, random -> {
+            byte[] body = bodies.apply(random);
+            Seeds.sample("body %s", Arrays.toString(body));
+            byte[] message = sealedMessage(body);
 
-        for (int length = 0; length < message.length; length++) {
-            byte[] truncated = Arrays.copyOf(message, length);
-            assertThat(decode(truncated)).as("first %d of %d bytes", length, message.length).isEmpty();
-            assertCanonicalIfAccepted(seal(truncated), decode(seal(truncated)));
-        }
+            Optional<GroupLayout> decoded = decode(message);
+            decodedTopics.merge(decoded.map(layout -> layout.topics().size() + " topics").orElse("rejected"), 1, Integer::sum);
+            assertCanonicalIfAccepted(message, decoded);
+        }).onClose(() -> System.out.println("  decoded: " + decodedTopics));
     }
 
-    @Property(tries = 100, seed = PropertySeeds.SEED)
-    void shouldRejectEverySingleBitFlip(@ForAll("layouts") GroupLayout layout) {
-        byte[] message = encode(layout);
+    @Property
+    Stream<DynamicTest> shouldRejectEveryTruncation() {
+        return Seeds.tries(300, random -> checkShrinkingTopics(layout(random), layout -> {
+            byte[] message = encode(layout);
 
-        for (int bit = 0; bit < message.length * 8; bit++) {
-            byte[] flipped = message.clone();
-            flipped[bit / 8] ^= (byte) (1 << (bit % 8));
-            assertThat(decode(flipped)).as("bit %d flipped", bit).isEmpty();
-        }
+            for (int length = 0; length < message.length; length++) {
+                byte[] truncated = Arrays.copyOf(message, length);
+                assertThat(decode(truncated)).as("first %d of %d bytes", length, message.length).isEmpty();
+                assertCanonicalIfAccepted(seal(truncated), decode(seal(truncated)));
+            }
+        }));
+    }
+
+    @Property
+    Stream<DynamicTest> shouldRejectEverySingleBitFlip() {
+        return Seeds.tries(100, random -> checkShrinkingTopics(layout(random), layout -> {
+            byte[] message = encode(layout);
+
+            for (int bit = 0; bit < message.length * 8; bit++) {
+                byte[] flipped = message.clone();
+                flipped[bit / 8] ^= (byte) (1 << (bit % 8));
+                assertThat(decode(flipped)).as("bit %d flipped", bit).isEmpty();
+            }
+        }));
     }
 
     /**
@@ -106,61 +133,63 @@ class LayoutCodecFuzzTest {
      * removed bytes and bit flips, then sealed. Most messages fail to parse; none throws, and an
      * accepted one is canonical.
      */
-    @Property(tries = 3000, seed = PropertySeeds.SEED)
-    void shouldNeverThrowForEditedMessagesWithAValidChecksum(@ForAll("layouts") GroupLayout layout,
-                                                            @ForAll("edits") List<Tuple.Tuple3<Integer, Integer, Byte>> edits) {
-        byte[] message = encode(layout);
-        for (Tuple.Tuple3<Integer, Integer, Byte> edit : edits) {
-            message = edit(message, edit.get1(), edit.get2(), edit.get3());
+    @Property
+    Stream<DynamicTest> shouldNeverThrowForEditedMessagesWithAValidChecksum() {
+        Map<String, Integer> outcomes = new TreeMap<>();
+        return Seeds.tries(3000, random -> {
+            GroupLayout layout = layout(random);
+            List<int[]> edits = Seeds.listOf(random, 1, 4, r -> new int[] {Seeds.intBetween(r, 0, 3), Seeds.intBetween(r, 0, 10_000),
+                    Seeds.anyByte(r)});
+            Seeds.sample("%s, edits (kind, where, value) %s", layout,
+                    edits.stream().map(Arrays::toString).collect(Collectors.toList()));
+            byte[] message = encode(layout);
+            for (int[] edit : edits) {
+                message = edit(message, edit[0], edit[1], (byte) edit[2]);
+            }
+            byte[] sealed = seal(message);
+
+            Optional<GroupLayout> decoded = decode(sealed);
+            outcomes.merge(decoded.isPresent() ? "accepted" : "rejected", 1, Integer::sum);
+            assertCanonicalIfAccepted(sealed, decoded);
+        }).onClose(() -> System.out.println("  decoded: " + outcomes));
+    }
+
+    /** Small bytes are frequent so that counts and lengths are often plausible and parsing goes deep. */
+    private static byte[] body(SplittableRandom random) {
+        byte[] body = new byte[Seeds.intBetween(random, 0, 120)];
+        for (int i = 0; i < body.length; i++) {
+            int draw = random.nextInt(9);
+            body[i] = draw < 4 ? (byte) Seeds.intBetween(random, 0, 8)
+                    : draw < 7 ? Seeds.pick(random, (byte) 'a', (byte) 'b', (byte) '.', (byte) '-') : Seeds.anyByte(random);
         }
-        byte[] sealed = seal(message);
-
-        Optional<GroupLayout> decoded = decode(sealed);
-        Statistics.label("decoded").collect(decoded.isPresent() ? "accepted" : "rejected");
-        assertCanonicalIfAccepted(sealed, decoded);
+        return body;
     }
 
-    @Provide
-    Arbitrary<byte[]> bodies() {
-        // Small bytes are frequent so that counts and lengths are often plausible and parsing goes deep.
-        Arbitrary<Byte> plausible = Arbitraries.frequencyOf(
-                Tuple.of(4, Arbitraries.bytes().between((byte) 0, (byte) 8)),
-                Tuple.of(3, Arbitraries.of((byte) 'a', (byte) 'b', (byte) '.', (byte) '-')),
-                Tuple.of(2, Arbitraries.bytes()));
-        return plausible.array(byte[].class).ofMaxSize(120);
+    /** Every value stays below 128, so each varint is the value's own byte. */
+    private static byte[] grammarBody(SplittableRandom random) {
+        List<byte[]> topics = Seeds.listOf(random, 0, 4, r -> {
+            int sharedDraw = r.nextInt(8);
+            String rest = r.nextInt(10) == 0 ? "" : Seeds.string(r, "ab.", 1, 3);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            out.write(sharedDraw < 5 ? 0 : sharedDraw < 7 ? 1 : 2);
+            out.write(rest.length());
+            out.writeBytes(rest.getBytes(StandardCharsets.US_ASCII));
+            out.write(mostlyValid(r));
+            out.write(mostlyValid(r));
+            return out.toByteArray();
+        });
+        int epoch = Seeds.intBetween(random, 0, 2);
+        int countDraw = random.nextInt(10);
+        int countError = countDraw < 8 ? 0 : countDraw == 8 ? -1 : 1;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(epoch);
+        out.write(Math.max(0, topics.size() + (topics.isEmpty() ? 0 : countError)));
+        topics.forEach(out::writeBytes);
+        return out.toByteArray();
     }
 
-    @Provide
-    Arbitrary<byte[]> grammarBodies() {
-        // Every value stays below 128, so each varint is the value's own byte.
-        Arbitrary<Integer> mostlyValid = Arbitraries.frequencyOf(Tuple.of(9, Arbitraries.integers().between(1, 3)),
-                Tuple.of(1, Arbitraries.just(0)));
-        Arbitrary<String> rests = Arbitraries.frequencyOf(Tuple.of(9, Arbitraries.strings().withChars("ab.").ofMinLength(1).ofMaxLength(3)),
-                Tuple.of(1, Arbitraries.just("")));
-        Arbitrary<byte[]> topic = Combinators.combine(Arbitraries.frequency(Tuple.of(5, 0), Tuple.of(2, 1), Tuple.of(1, 2)), rests, mostlyValid, mostlyValid).as((shared, rest, tasks, partitions) -> {
-                    ByteArrayOutputStream out = new ByteArrayOutputStream();
-                    out.write(shared);
-                    out.write(rest.length());
-                    out.writeBytes(rest.getBytes(StandardCharsets.US_ASCII));
-                    out.write(tasks);
-                    out.write(partitions);
-                    return out.toByteArray();
-                });
-        return Combinators.combine(Arbitraries.integers().between(0, 2), topic.list().ofMaxSize(4),
-                Arbitraries.frequency(Tuple.of(8, 0), Tuple.of(1, -1), Tuple.of(1, 1))).as((epoch, topics, countError) -> {
-                    ByteArrayOutputStream out = new ByteArrayOutputStream();
-                    out.write(epoch);
-                    out.write(Math.max(0, topics.size() + (topics.isEmpty() ? 0 : countError)));
-                    topics.forEach(out::writeBytes);
-                    return out.toByteArray();
-                });
-    }
-
-    @Provide
-    Arbitrary<List<Tuple.Tuple3<Integer, Integer, Byte>>> edits() {
-        Arbitrary<Tuple.Tuple3<Integer, Integer, Byte>> edit = Combinators.combine(
-                Arbitraries.integers().between(0, 3), Arbitraries.integers().between(0, 10_000), Arbitraries.bytes()).as(Tuple::of);
-        return edit.list().ofMinSize(1).ofMaxSize(4);
+    private static int mostlyValid(SplittableRandom random) {
+        return random.nextInt(10) == 0 ? 0 : Seeds.intBetween(random, 1, 3);
     }
 
     /** One edit: 0 overwrites a byte, 1 inserts one, 2 removes one, 3 flips a bit; the header's first two bytes are fair game. */

@@ -2,6 +2,7 @@ package io.kscale.assignor.internals.layout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.kscale.assignor.Seeds;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -11,17 +12,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import java.util.zip.CRC32C;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Tuple;
 import org.apache.kafka.common.utils.Utils;
 
 /**
  * Shared names, builders, generators and invariant checks of the layout tests, used by the
- * example tests and the jqwik properties alike.
+ * example tests and the properties alike (the generators draw from a try's random, {@link Seeds}).
  */
 final class LayoutFixtures {
 
@@ -98,62 +96,56 @@ final class LayoutFixtures {
     }
 
     /** Legal topic names, many sharing prefixes (as real ones do), some as long as Kafka allows. */
-    static Arbitrary<String> topicNames() {
-        Arbitrary<String> prefix = Arbitraries.of("", "orders", "orders.eu-", "payments_v2.", "a");
-        Arbitrary<String> rest = Arbitraries.strings().withChars("abcxyzABC0189._-").ofMinLength(1).ofMaxLength(12);
-        Arbitrary<String> longName = Arbitraries.strings().withChars("ab").ofLength(TopicLayout.MAX_NAME_LENGTH);
-        return Arbitraries.frequencyOf(
-                Tuple.of(20, Combinators.combine(prefix, rest).as(String::concat)),
-                Tuple.of(1, longName)
-        ).filter(TopicLayout::isLegalName);
+    static String topicName(SplittableRandom random) {
+        for (;;) {
+            String name = random.nextInt(21) == 0 ? Seeds.string(random, "ab", TopicLayout.MAX_NAME_LENGTH, TopicLayout.MAX_NAME_LENGTH)
+                    : Seeds.pick(random, "", "orders", "orders.eu-", "payments_v2.", "a") + Seeds.string(random, "abcxyzABC0189._-", 1, 12);
+            if (TopicLayout.isLegalName(name)) {
+                return name;
+            }
+        }
     }
 
     /** Task and partition counts: mostly small, sometimes at the bounds. */
-    static Arbitrary<Integer> counts() {
-        return Arbitraries.frequencyOf(
-                Tuple.of(10, Arbitraries.integers().between(1, 64)),
-                Tuple.of(3, Arbitraries.integers().between(1, TopicLayout.MAX_COUNT)),
-                Tuple.of(1, Arbitraries.of(1, 127, 128, 16_383, 16_384, TopicLayout.MAX_COUNT))
-        );
+    static int count(SplittableRandom random) {
+        int draw = random.nextInt(14);
+        return draw < 10 ? Seeds.intBetween(random, 1, 64) : draw < 13 ? Seeds.intBetween(random, 1, TopicLayout.MAX_COUNT)
+                : Seeds.pick(random, 1, 127, 128, 16_383, 16_384, TopicLayout.MAX_COUNT);
     }
 
-    static Arbitrary<TopicLayout> topicLayouts() {
-        return Combinators.combine(topicNames(), counts(), counts()).as(TopicLayout::of);
+    static TopicLayout topicLayout(SplittableRandom random) {
+        return TopicLayout.of(topicName(random), count(random), count(random));
     }
 
     /** Topic layouts that may carry a topic id fingerprint (any but 0) and a missing-since stamp. */
-    static Arbitrary<TopicLayout> identifiedTopicLayouts() {
-        Arbitrary<Long> ids = Arbitraries.frequencyOf(
-                Tuple.of(3, Arbitraries.just(0L)),
-                Tuple.of(5, Arbitraries.longs().filter(id -> id != 0)),
-                Tuple.of(1, Arbitraries.of(1L, -1L, Long.MIN_VALUE, Long.MAX_VALUE)));
-        Arbitrary<Long> stamps = Arbitraries.frequencyOf(
-                Tuple.of(5, Arbitraries.just(-1L)),
-                Tuple.of(3, Arbitraries.longs().between(0, Long.MAX_VALUE)),
-                Tuple.of(1, Arbitraries.of(0L, 127L, 1_700_000_000_000L, Long.MAX_VALUE)));
-        return Combinators.combine(topicLayouts(), ids, stamps).as((topic, id, stamp) -> {
-            TopicLayout identified = id == 0 ? topic : topic.withTopicId(id);
-            return stamp < 0 ? identified : identified.withMissingSince(stamp);
-        });
+    static TopicLayout identifiedTopicLayout(SplittableRandom random) {
+        TopicLayout topic = topicLayout(random);
+        int idDraw = random.nextInt(9);
+        long id = idDraw < 3 ? 0 : idDraw < 8 ? nonZero(random) : Seeds.pick(random, 1L, -1L, Long.MIN_VALUE, Long.MAX_VALUE);
+        int stampDraw = random.nextInt(9);
+        long stamp = stampDraw < 5 ? -1 : stampDraw < 8 ? Seeds.longBetween(random, 0, Long.MAX_VALUE)
+                : Seeds.pick(random, 0L, 127L, 1_700_000_000_000L, Long.MAX_VALUE);
+        TopicLayout identified = id == 0 ? topic : topic.withTopicId(id);
+        return stamp < 0 ? identified : identified.withMissingSince(stamp);
     }
 
-    /** Layouts as {@link #groupLayouts}, whose topics may carry ids and stamps (version 1 of the codec). */
-    static Arbitrary<GroupLayout> identifiedGroupLayouts(int maxTopics) {
-        Arbitrary<List<TopicLayout>> topics = identifiedTopicLayouts().list().ofMaxSize(maxTopics)
-                .uniqueElements(TopicLayout::topic);
-        return Combinators.combine(Arbitraries.longs().between(0, Long.MAX_VALUE), topics).as(GroupLayout::of);
+    private static long nonZero(SplittableRandom random) {
+        long id = Seeds.anyLong(random);
+        return id != 0 ? id : nonZero(random);
+    }
+
+    /** Layouts as {@link #groupLayout}, whose topics may carry ids and stamps (version 1 of the codec). */
+    static GroupLayout identifiedGroupLayout(SplittableRandom random, int maxTopics) {
+        long epoch = Seeds.longBetween(random, 0, Long.MAX_VALUE);
+        return GroupLayout.of(epoch, Seeds.uniqueListOf(random, maxTopics, LayoutFixtures::identifiedTopicLayout, TopicLayout::topic));
     }
 
     /** Layouts of 0 to {@code maxTopics} topics at any epoch, including the largest. */
-    static Arbitrary<GroupLayout> groupLayouts(int maxTopics) {
-        Arbitrary<Long> epochs = Arbitraries.frequencyOf(
-                Tuple.of(10, Arbitraries.longs().between(0, 1_000)),
-                Tuple.of(3, Arbitraries.longs().between(0, Long.MAX_VALUE)),
-                Tuple.of(1, Arbitraries.of(0L, 127L, 128L, Long.MAX_VALUE))
-        );
-        Arbitrary<List<TopicLayout>> topics = topicLayouts().list().ofMaxSize(maxTopics)
-                .uniqueElements(TopicLayout::topic);
-        return Combinators.combine(epochs, topics).as(GroupLayout::of);
+    static GroupLayout groupLayout(SplittableRandom random, int maxTopics) {
+        int draw = random.nextInt(14);
+        long epoch = draw < 10 ? Seeds.longBetween(random, 0, 1_000) : draw < 13 ? Seeds.longBetween(random, 0, Long.MAX_VALUE)
+                : Seeds.pick(random, 0L, 127L, 128L, Long.MAX_VALUE);
+        return GroupLayout.of(epoch, Seeds.uniqueListOf(random, maxTopics, LayoutFixtures::topicLayout, TopicLayout::topic));
     }
 
     /**

@@ -6,40 +6,36 @@ import static io.kscale.assignor.internals.layout.LayoutFixtures.PAYMENTS;
 import static io.kscale.assignor.internals.layout.LayoutFixtures.layout;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.PropertySeeds;
+import io.kscale.assignor.Property;
+import io.kscale.assignor.Seeds;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.From;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.Size;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link GroupLayout#merge}: what the leader makes of the layouts members report after restarts,
- * joins and missed rebalances. Examples, then properties over random layouts drawn from
- * {@link PropertySeeds#SEED} (jqwik prints a falsified sample).
+ * joins and missed rebalances. Examples, then properties over random layouts drawn from the seed
+ * of each try ({@link Seeds}, a failure prints it).
  */
 class LayoutMergeTest {
 
-    /** Few topics and epochs, so that reports often overlap and disagree at one epoch. */
-    @Provide
-    Arbitrary<GroupLayout> reports() {
-        Arbitrary<TopicLayout> topics = Combinators.combine(Arbitraries.of(ORDERS, PAYMENTS, AUDIT),
-                Arbitraries.integers().between(1, 8), Arbitraries.integers().between(1, 16)).as(TopicLayout::of);
-        return Combinators.combine(Arbitraries.longs().between(0, 4),
-                topics.list().ofMaxSize(3).uniqueElements(TopicLayout::topic)).as(GroupLayout::of);
+    /** Up to 6 reports of few topics and epochs, so that they often overlap and disagree at one epoch. */
+    private static List<GroupLayout> reports(SplittableRandom random) {
+        List<GroupLayout> reports = Seeds.listOf(random, 0, 6, r -> GroupLayout.of(Seeds.longBetween(r, 0, 4),
+                Seeds.uniqueListOf(r, 3, t -> TopicLayout.of(Seeds.pick(t, ORDERS, PAYMENTS, AUDIT), Seeds.intBetween(t, 1, 8),
+                        Seeds.intBetween(t, 1, 16)), TopicLayout::topic)));
+        Seeds.sample("reports %s", reports);
+        return reports;
     }
 
-    @Example
+    @Test
     void shouldTakeTheLayoutOfTheHighestEpochWhenMembersLagBehind() {
         GroupLayout newest = layout(5, ORDERS, 4, 8);
         GroupLayout older = layout(4, ORDERS, 4, 4);
@@ -50,14 +46,14 @@ class LayoutMergeTest {
         assertThat(merge.conflicts()).isEmpty();
     }
 
-    @Example
+    @Test
     void shouldKeepATopicOnlyAnOlderLayoutKnowsInANewEpoch() {
         LayoutMerge merge = GroupLayout.merge(List.of(layout(5, ORDERS, 4, 8), layout(3, ORDERS, 4, 4, AUDIT, 2, 2)));
 
         assertThat(merge.layout()).isEqualTo(layout(6, AUDIT, 2, 2, ORDERS, 4, 8));
     }
 
-    @Example
+    @Test
     void shouldChooseTheSmallestTAndReportWhenLayoutsOfOneEpochDisagreeOnT() {
         LayoutMerge merge = GroupLayout.merge(List.of(layout(5, ORDERS, 8, 8, PAYMENTS, 2, 2), layout(5, ORDERS, 4, 8)));
 
@@ -72,7 +68,7 @@ class LayoutMergeTest {
         assertThat(conflict.message()).contains("'orders'", "epoch 5", "kept T=4", "T=8");
     }
 
-    @Example
+    @Test
     void shouldPreferTheMostPartitionsWhenLayoutsOfOneEpochDisagreeOnTheCount() {
         LayoutMerge merge = GroupLayout.merge(List.of(layout(5, ORDERS, 4, 8), layout(5, ORDERS, 4, 16)));
 
@@ -80,22 +76,29 @@ class LayoutMergeTest {
         assertThat(merge.conflicts()).singleElement().satisfies(conflict -> assertThat(conflict.taskCountsDiffer()).isFalse());
     }
 
-    @Example
+    @Test
     void shouldGiveTheEmptyLayoutWhenNothingWasReported() {
         assertThat(GroupLayout.merge(List.of()).layout()).isEqualTo(GroupLayout.empty());
         assertThat(GroupLayout.merge(List.of(GroupLayout.empty(), GroupLayout.empty())).layout()).isEqualTo(GroupLayout.empty());
     }
 
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void shouldNotDependOnTheOrderOfTheReports(@ForAll @Size(max = 6) List<@From("reports") GroupLayout> reported, @ForAll long seed) {
-        List<GroupLayout> shuffled = new ArrayList<>(reported);
-        Collections.shuffle(shuffled, new Random(seed));
+    @Property
+    Stream<DynamicTest> shouldNotDependOnTheOrderOfTheReports() {
+        return Seeds.tries(300, random -> {
+            List<GroupLayout> reported = reports(random);
+            List<GroupLayout> shuffled = new ArrayList<>(reported);
+            Collections.shuffle(shuffled, new Random(random.nextLong()));
 
-        assertThat(GroupLayout.merge(shuffled)).isEqualTo(GroupLayout.merge(reported));
+            assertThat(GroupLayout.merge(shuffled)).as("merge of %s", shuffled).isEqualTo(GroupLayout.merge(reported));
+        });
     }
 
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void shouldKeepEveryTopicAndNeverGoBackInEpoch(@ForAll @Size(max = 6) List<@From("reports") GroupLayout> reported) {
+    @Property
+    Stream<DynamicTest> shouldKeepEveryTopicAndNeverGoBackInEpoch() {
+        return Seeds.tries(300, random -> keepsEveryTopic(reports(random)));
+    }
+
+    private static void keepsEveryTopic(List<GroupLayout> reported) {
         GroupLayout merged = GroupLayout.merge(reported).layout();
 
         Set<String> topics = reported.stream().flatMap(layout -> layout.topics().stream()).map(TopicLayout::topic)
@@ -116,8 +119,12 @@ class LayoutMergeTest {
     }
 
     /** Merging again what everyone now reports changes nothing: the group settles in one round. */
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void shouldSettleWhenTheMergedLayoutIsReportedBack(@ForAll @Size(max = 6) List<@From("reports") GroupLayout> reported) {
+    @Property
+    Stream<DynamicTest> shouldSettleWhenTheMergedLayoutIsReportedBack() {
+        return Seeds.tries(300, random -> settles(reports(random)));
+    }
+
+    private static void settles(List<GroupLayout> reported) {
         GroupLayout merged = GroupLayout.merge(reported).layout();
         List<GroupLayout> next = new ArrayList<>(reported);
         next.add(merged);
@@ -129,8 +136,12 @@ class LayoutMergeTest {
     }
 
     /** One epoch names one layout: a result that differs from a report at its epoch has a higher one. */
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void shouldNeverNameTwoDifferentLayoutsWithOneEpoch(@ForAll @Size(max = 6) List<@From("reports") GroupLayout> reported) {
+    @Property
+    Stream<DynamicTest> shouldNeverNameTwoDifferentLayoutsWithOneEpoch() {
+        return Seeds.tries(300, random -> neverNamesTwoLayoutsWithOneEpoch(reports(random)));
+    }
+
+    private static void neverNamesTwoLayoutsWithOneEpoch(List<GroupLayout> reported) {
         GroupLayout merged = GroupLayout.merge(reported).layout();
 
         assertThat(reported).allSatisfy(layout -> {

@@ -7,30 +7,27 @@ import static io.kscale.assignor.internals.layout.LayoutFixtures.layout;
 import static io.kscale.assignor.internals.layout.LayoutFixtures.verifyUnits;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.PropertySeeds;
+import io.kscale.assignor.Property;
+import io.kscale.assignor.Seeds;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.From;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link Units}: co-partitioned topics (same T) share units, every partition is in exactly one
  * unit, that of task {@code p % T}. Examples, then the invariants ({@link LayoutFixtures#verifyUnits})
- * over random layouts drawn from {@link PropertySeeds#SEED} (jqwik prints a falsified sample).
+ * over random layouts drawn from the seed of each try ({@link Seeds}, a failure prints it).
  */
 class UnitsTest {
 
     private static final GroupLayout THREE_TOPICS = layout(4, ORDERS, 4, 8, PAYMENTS, 4, 4, AUDIT, 2, 2);
 
-    @Example
+    @Test
     void shouldPutTaskTOfEveryTopicWithTheSameTIntoOneUnit() {
         Units units = Units.of(THREE_TOPICS, List.of(ORDERS, PAYMENTS, AUDIT), CoPartitioning.BY_TASK_COUNT);
 
@@ -47,7 +44,7 @@ class UnitsTest {
         verifyUnits(THREE_TOPICS, Set.of(ORDERS, PAYMENTS, AUDIT), units, CoPartitioning.BY_TASK_COUNT);
     }
 
-    @Example
+    @Test
     void shouldKeepUnitIdsWhenPartitionsGrowToAMultipleOfT() {
         Units before = Units.of(THREE_TOPICS, List.of(ORDERS), CoPartitioning.BY_TASK_COUNT);
         GroupLayout grown = LayoutFixtures.apply(THREE_TOPICS, ExpansionPolicy.KEEP, ORDERS, 12).layout();
@@ -58,7 +55,7 @@ class UnitsTest {
         assertThat(after.unitOf(ORDERS, 9).orElseThrow().partitions(ORDERS)).containsExactly(1, 5, 9);
     }
 
-    @Example
+    @Test
     void shouldLeaveOutTasksWithoutPartitionsAndTopicsWithoutLayout() {
         GroupLayout declaredAhead = layout(1, ORDERS, 8, 4);
 
@@ -71,7 +68,7 @@ class UnitsTest {
         assertThat(units.unitOf("unknown", 0)).isEmpty();
     }
 
-    @Example
+    @Test
     void shouldGiveEveryTopicUnitsOfItsOwnWithoutCoPartitioning() {
         Units units = Units.of(THREE_TOPICS, List.of(ORDERS, PAYMENTS, AUDIT), CoPartitioning.NONE);
 
@@ -87,27 +84,27 @@ class UnitsTest {
         verifyUnits(THREE_TOPICS, Set.of(ORDERS, PAYMENTS, AUDIT), units, CoPartitioning.NONE);
     }
 
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void everyPartitionIsInExactlyOneUnitWithTheOtherPartitionsOfItsTask(
-            @ForAll @From("layouts") GroupLayout layout, @ForAll boolean everyTopic,
-            @ForAll CoPartitioning coPartitioning) {
-        Set<String> topics = new HashSet<>();
-        layout.topics().forEach(topic -> {
-            if (everyTopic || topic.topic().hashCode() % 2 == 0) {
-                topics.add(topic.topic());
-            }
-        });
-        topics.add("not-in-layout");
+    @Property
+    Stream<DynamicTest> everyPartitionIsInExactlyOneUnitWithTheOtherPartitionsOfItsTask() {
+        return Seeds.tries(300, random -> {
+            GroupLayout layout = randomLayout(random);
+            boolean everyTopic = random.nextBoolean();
+            CoPartitioning coPartitioning = Seeds.pick(random, CoPartitioning.class);
+            Set<String> topics = new HashSet<>();
+            layout.topics().forEach(topic -> {
+                if (everyTopic || topic.topic().hashCode() % 2 == 0) {
+                    topics.add(topic.topic());
+                }
+            });
+            topics.add("not-in-layout");
+            Seeds.sample("%s, topics %s, %s", layout, topics, coPartitioning);
 
-        verifyUnits(layout, topics, Units.of(layout, topics, coPartitioning), coPartitioning);
+            verifyUnits(layout, topics, Units.of(layout, topics, coPartitioning), coPartitioning);
+        });
     }
 
-    @Provide
-    Arbitrary<GroupLayout> layouts() {
-        Arbitrary<TopicLayout> small = Combinators.combine(LayoutFixtures.topicNames(),
-                Arbitraries.integers().between(1, 12), Arbitraries.integers().between(1, 40))
-                .as(TopicLayout::of);
-        return Combinators.combine(Arbitraries.longs().between(0, 10),
-                small.list().ofMaxSize(8).uniqueElements(TopicLayout::topic)).as(GroupLayout::of);
+    private static GroupLayout randomLayout(SplittableRandom random) {
+        return GroupLayout.of(Seeds.longBetween(random, 0, 10), Seeds.uniqueListOf(random, 8, r -> TopicLayout.of(
+                LayoutFixtures.topicName(r), Seeds.intBetween(r, 1, 12), Seeds.intBetween(r, 1, 40)), TopicLayout::topic));
     }
 }

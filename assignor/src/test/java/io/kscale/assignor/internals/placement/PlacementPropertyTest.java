@@ -6,7 +6,8 @@ import static io.kscale.assignor.internals.placement.PlacementFixtures.place;
 import static io.kscale.assignor.internals.placement.PlacementFixtures.totalMoves;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.PropertySeeds;
+import io.kscale.assignor.Property;
+import io.kscale.assignor.Seeds;
 import io.kscale.assignor.internals.placement.PlacementFixtures.Round;
 import io.kscale.assignor.internals.placement.RandomRequests.Shape;
 import java.time.Duration;
@@ -15,61 +16,66 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
 
 /**
  * Properties of the engine over random requests ({@link RandomRequests}): the hard constraints
  * always hold, the output depends only on the request, repeated rounds converge within the
- * stated bound, and a joining client moves only its share. Seeded by {@link PropertySeeds#SEED}:
- * jqwik prints the falsified arguments; rebuild the request from them with
- * {@code RandomRequests.generate(seed, clients, tasks, settings, shape)}. jqwik also retries the last failing sample first
- * ({@code after-failure = SAMPLE_FIRST}, database in {@code target/jqwik-database}).
+ * stated bound, and a joining client moves only its share. Each try draws its request from its
+ * seed ({@link Seeds}); a failure prints the seed, which replays it, and the arguments, which
+ * rebuild the request: {@code RandomRequests.generate(seed, clients, tasks, settings, shape)}.
  */
 class PlacementPropertyTest {
 
-    @Provide
-    Arbitrary<PlacementSettings> settings() {
-        return Combinators.combine(
-                Arbitraries.of(0L, 100L, 10_000L),
-                Arbitraries.integers().between(0, 4),
-                Arbitraries.integers().between(0, 3),
-                Arbitraries.of(0L, 1_000L)
-        ).as((lag, warmups, standbys, rate) -> PlacementSettings.builder().acceptableRecoveryLag(lag).maxWarmups(warmups)
-                .standbyCount(standbys).restoreRecordsPerSecond(rate).probingInterval(Duration.ofMinutes(1)).build());
+    private static PlacementSettings settings(SplittableRandom random, int minWarmups) {
+        return PlacementSettings.builder().acceptableRecoveryLag(Seeds.pick(random, 0L, 100L, 10_000L))
+                .maxWarmups(Seeds.intBetween(random, minWarmups, 4)).standbyCount(Seeds.intBetween(random, 0, 3))
+                .restoreRecordsPerSecond(Seeds.pick(random, 0L, 1_000L)).probingInterval(Duration.ofMinutes(1)).build();
     }
 
-    @Provide
-    Arbitrary<PlacementSettings> settingsWithWarmups() {
-        return settings().filter(settings -> settings.maxWarmups() > 0);
+    /** The arguments of one try: {@code RandomRequests.generate(seed, clients, tasks, settings, shape)} rebuilds its request. */
+    private static final class Sample {
+        final long seed;
+        final int clients;
+        final int tasks;
+        final PlacementSettings settings;
+
+        Sample(SplittableRandom random, int minClients, int maxClients, int minWarmups) {
+            seed = Seeds.anyLong(random);
+            clients = Seeds.intBetween(random, minClients, maxClients);
+            tasks = Seeds.intBetween(random, 0, 30);
+            settings = settings(random, minWarmups);
+            Seeds.sample("RandomRequests.generate(%dL, %d, %d, %s, shape)", seed, clients, tasks, settings);
+        }
+
+        PlacementRequest request(Shape shape) {
+            return RandomRequests.generate(seed, clients, tasks, settings, shape);
+        }
     }
 
-    @Property(tries = 400, seed = PropertySeeds.SEED)
-    void constraintsAlwaysHold(@ForAll long seed, @ForAll @IntRange(min = 0, max = 7) int clients,
-                               @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settings") PlacementSettings settings) {
-        place(RandomRequests.generate(seed, clients, tasks, settings, Shape.ANYTHING));
+    @Property
+    Stream<DynamicTest> constraintsAlwaysHold() {
+        return Seeds.tries(400, random -> place(new Sample(random, 0, 7, 0).request(Shape.ANYTHING)));
     }
 
-    @Property(tries = 200, seed = PropertySeeds.SEED)
-    void theSameRequestGivesTheSamePlacementWhateverTheInputOrder(
-            @ForAll long seed, @ForAll @IntRange(min = 0, max = 7) int clients,
-            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settings") PlacementSettings settings) {
-        PlacementRequest request = RandomRequests.generate(seed, clients, tasks, settings, Shape.ANYTHING);
-        List<TaskDescription> shuffledTasks = new ArrayList<>(request.tasks());
-        List<ClientDescription> shuffledClients = new ArrayList<>(request.clients());
-        Collections.shuffle(shuffledTasks, new java.util.Random(seed + 1));
-        Collections.shuffle(shuffledClients, new java.util.Random(seed + 2));
+    @Property
+    Stream<DynamicTest> theSameRequestGivesTheSamePlacementWhateverTheInputOrder() {
+        return Seeds.tries(200, random -> {
+            Sample sample = new Sample(random, 0, 7, 0);
+            PlacementRequest request = sample.request(Shape.ANYTHING);
+            List<TaskDescription> shuffledTasks = new ArrayList<>(request.tasks());
+            List<ClientDescription> shuffledClients = new ArrayList<>(request.clients());
+            Collections.shuffle(shuffledTasks, new java.util.Random(sample.seed + 1));
+            Collections.shuffle(shuffledClients, new java.util.Random(sample.seed + 2));
 
-        Placement first = place(request);
+            Placement first = place(request);
 
-        assertThat(place(request)).isEqualTo(first);
-        assertThat(place(PlacementRequest.of(shuffledTasks, shuffledClients, settings))).isEqualTo(first);
+            assertThat(place(request)).isEqualTo(first);
+            assertThat(place(PlacementRequest.of(shuffledTasks, shuffledClients, sample.settings))).isEqualTo(first);
+        });
     }
 
     /**
@@ -80,15 +86,16 @@ class PlacementPropertyTest {
      * first placement runs a task active on a client that must restore it (an orphan), whose
      * warmups then wait a round.
      */
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void convergesWithinTheBoundWhenWeightsAreEqual(
-            @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int clients,
-            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
-        PlacementRequest request = RandomRequests.generate(seed, clients, tasks, settings, Shape.EQUAL_WEIGHTS);
-        Placement first = place(request);
+    @Property
+    Stream<DynamicTest> convergesWithinTheBoundWhenWeightsAreEqual() {
+        return Seeds.tries(300, random -> {
+            Sample sample = new Sample(random, 1, 7, 1);
+            PlacementRequest request = sample.request(Shape.EQUAL_WEIGHTS);
+            Placement first = place(request);
 
-        assertConvergesBalancedAndStable(request, ceilDiv(first.pendingMoves(), settings.maxWarmups()) + 2
-                + (restoresAnActive(request, first) ? 1 : 0));
+            assertConvergesBalancedAndStable(request, ceilDiv(first.pendingMoves(), sample.settings.maxWarmups()) + 2
+                    + (restoresAnActive(request, first) ? 1 : 0));
+        });
     }
 
     /**
@@ -97,14 +104,15 @@ class PlacementPropertyTest {
      * random requests. Checked here: it still converges, within twice that, which held in 15,000
      * random runs. A guard against livelock, not a proved bound.
      */
-    @Property(tries = 300, seed = PropertySeeds.SEED)
-    void convergesWhenWeightsDifferToo(
-            @ForAll long seed, @ForAll @IntRange(min = 1, max = 7) int clients,
-            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
-        PlacementRequest request = RandomRequests.generate(seed, clients, tasks, settings, Shape.ANYTHING);
-        int pending = place(request).pendingMoves();
+    @Property
+    Stream<DynamicTest> convergesWhenWeightsDifferToo() {
+        return Seeds.tries(300, random -> {
+            Sample sample = new Sample(random, 1, 7, 1);
+            PlacementRequest request = sample.request(Shape.ANYTHING);
+            int pending = place(request).pendingMoves();
 
-        assertConvergesBalancedAndStable(request, 2 * (ceilDiv(pending, settings.maxWarmups()) + 2));
+            assertConvergesBalancedAndStable(request, 2 * (ceilDiv(pending, sample.settings.maxWarmups()) + 2));
+        });
     }
 
     private static void assertConvergesBalancedAndStable(PlacementRequest request, int bound) {
@@ -126,11 +134,16 @@ class PlacementPropertyTest {
      * its warmup: one to even the load meanwhile, one back when the stateful task arrives (even
      * load ranks above fewest movements).
      */
-    @Property(tries = 200, seed = PropertySeeds.SEED)
-    void aJoiningClientMovesOnlyItsShare(
-            @ForAll long seed, @ForAll @IntRange(min = 1, max = 6) int clients,
-            @ForAll @IntRange(min = 0, max = 30) int tasks, @ForAll("settingsWithWarmups") PlacementSettings settings) {
-        PlacementRequest start = RandomRequests.generate(seed, clients, tasks, settings, Shape.UNIFORM);
+    @Property
+    Stream<DynamicTest> aJoiningClientMovesOnlyItsShare() {
+        return Seeds.tries(200, random -> movesOnlyItsShare(new Sample(random, 1, 6, 1)));
+    }
+
+    private static void movesOnlyItsShare(Sample sample) {
+        int clients = sample.clients;
+        int tasks = sample.tasks;
+        PlacementSettings settings = sample.settings;
+        PlacementRequest start = sample.request(Shape.UNIFORM);
         List<Round> settle = converge(start, 40);
         PlacementRequest stable = settle.get(settle.size() - 1).request();
         List<ClientDescription> withNewcomer = new ArrayList<>(stable.clients());

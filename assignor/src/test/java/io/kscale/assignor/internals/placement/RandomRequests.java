@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
 
 /**
  * Random but reproducible requests: the same arguments always give the same request, so a
- * failing property prints its arguments (jqwik shows the falsified sample) and
+ * failing property prints its arguments (its sample, {@code io.kscale.assignor.Seeds#sample}) and
  * {@code RandomRequests.generate(seed, clients, tasks, settings, shape)} rebuilds it.
  */
 final class RandomRequests {
