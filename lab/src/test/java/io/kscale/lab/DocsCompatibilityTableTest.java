@@ -16,15 +16,15 @@ import org.w3c.dom.Document;
 import org.w3c.dom.NodeList;
 
 /**
- * README.md's "Compatibility" table states what is tested; this test holds it to the build's own
- * matrix, so neither can change without the other: the client versions are the parent POM's
+ * The "Compatibility" tables of docs/compatibility.md and of README.md (its summary) state what is
+ * tested; this test holds both to the build's own matrix, so neither can change without the other: the client versions are the parent POM's
  * {@code kafka.version} plus one {@code client-<version>} execution each in
  * {@code client-compat/pom.xml}; the broker versions are {@code .ci/broker-versions}' default list;
  * the Java versions are the tests' {@code maven.compiler.testRelease} plus {@code .ci/run}'s
  * {@code EXTRA_JAVA_VERSIONS}. A row counts for its kind by its first word (clients, brokers,
  * Java) and lists its versions, comma-separated, in its second cell.
  */
-class ReadmeCompatibilityTableTest {
+class DocsCompatibilityTableTest {
 
     private static final Path ROOT = Path.of("..");
     private static final Pattern VERSION = Pattern.compile("\\d+(?:\\.\\d+)*");
@@ -41,7 +41,7 @@ class ReadmeCompatibilityTableTest {
             }
         }
         assertThat(built).as("client versions of the build").hasSizeGreaterThan(1);
-        assertThat(readmeVersions("clients")).as("README.md Compatibility table, clients rows").isEqualTo(built);
+        assertTablesList("clients", built);
     }
 
     @Test
@@ -49,7 +49,7 @@ class ReadmeCompatibilityTableTest {
         String script = Files.readString(ROOT.resolve(".ci/broker-versions"), StandardCharsets.UTF_8);
         Set<String> built = versions(single(script, "\\|\\| versions=\\(([^)]*)\\)", ".ci/broker-versions default list"));
         built.add(pomProperty(ROOT.resolve("pom.xml"), "kafka.version")); // the default suites' broker
-        assertThat(readmeVersions("brokers")).as("README.md Compatibility table, brokers rows").isEqualTo(built);
+        assertTablesList("brokers", built);
     }
 
     @Test
@@ -57,17 +57,29 @@ class ReadmeCompatibilityTableTest {
         String script = Files.readString(ROOT.resolve(".ci/run"), StandardCharsets.UTF_8);
         Set<String> built = versions(single(script, "(?m)^EXTRA_JAVA_VERSIONS=\\(([^)]*)\\)", ".ci/run EXTRA_JAVA_VERSIONS"));
         built.add(pomProperty(ROOT.resolve("pom.xml"), "maven.compiler.testRelease"));
-        assertThat(readmeVersions("Java")).as("README.md Compatibility table, Java rows").isEqualTo(built);
+        assertTablesList("Java", built);
     }
 
-    /** The versions of every row of README's Compatibility table whose first cell starts with {@code kind}. */
-    private static Set<String> readmeVersions(String kind) throws IOException {
-        String readme = Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8);
-        int section = readme.indexOf("### Compatibility");
-        assertThat(section).as("README.md section ### Compatibility").isNotNegative();
+    /**
+     * Both tables list exactly {@code built} in their rows of {@code kind}: a row whose first cell
+     * starts with it (docs), or with "Kafka " and it (README's summary).
+     */
+    private static void assertTablesList(String kind, Set<String> built) throws IOException {
+        assertThat(versions("docs/compatibility.md", "# Compatibility", kind))
+                .as("docs/compatibility.md, %s rows", kind).isEqualTo(built);
+        String summaryKind = kind.equals("Java") ? kind : "Kafka " + kind;
+        assertThat(versions("README.md", "## Compatibility", summaryKind))
+                .as("README.md Compatibility summary, %s rows", summaryKind).isEqualTo(built);
+    }
+
+    /** The versions in every row of the first table under {@code heading} whose first cell starts with {@code kind}. */
+    private static Set<String> versions(String document, String heading, String kind) throws IOException {
+        String text = "\n" + Files.readString(ROOT.resolve(document), StandardCharsets.UTF_8);
+        int section = text.indexOf("\n" + heading + "\n");
+        assertThat(section).as("%s section %s", document, heading).isNotNegative();
         Set<String> found = new TreeSet<>();
         boolean inTable = false;
-        for (String line : readme.substring(section).split("\n")) {
+        for (String line : text.substring(section + 1).split("\n")) {
             if (!line.startsWith("|")) {
                 if (inTable) {
                     break; // the table ends at its first non-row line
@@ -80,7 +92,7 @@ class ReadmeCompatibilityTableTest {
                 found.addAll(versions(cells[2]));
             }
         }
-        assertThat(found).as("README.md Compatibility rows for " + kind).isNotEmpty();
+        assertThat(found).as("%s Compatibility rows for %s", document, kind).isNotEmpty();
         return found;
     }
 
