@@ -21,22 +21,24 @@ import org.slf4j.LoggerFactory;
  * every partition within 2% of the mean; Kafka's built-in and RoundRobinPartitioner run in the
  * same test on the same cluster.
  *
- * <p>The control: Kafka's built-in partitioner must show the problem in the same run, the slowed
- * broker's partition getting more than 5% above the mean. Without it a scenario that no longer
- * skews anything (no latency added, partitions not led one per broker, a producer that batches
- * everything alike) would let kscale pass without testing it. Measured here: 11.5-13.3% in the
- * lab's 20 s rounds (README, "Measured: one slow broker"), 10-20% in the design notes; 5% is
- * under half the smallest value seen, and 2.5 times kscale's own bound, so the control fails only
- * when the skew is gone, not on noise (at 1 MB/s a 12 s run writes about 4 MB per partition;
- * kscale's largest partition stays within 0.1% of the mean in the same setup).
+ * <p>The control: Kafka's built-in partitioner must show the problem in the same run: the slowed
+ * broker's partition gets the most bytes, more than 1% above the mean. Without it a scenario that
+ * no longer skews anything (no latency added, partitions not led one per broker) would let kscale
+ * pass without testing it. Measured: 11.5% and 13.3% in the lab's 20 s rounds on a quiet machine
+ * (README, "Measured: one slow broker"), 10-20% in the design notes, but only 2.7% in this test at
+ * a load average of 36 (other builds on the 2 cores: every broker is slowed then, and the 20 ms
+ * added to one counts for less). So the bound is 1%, under half the smallest value seen and
+ * still ten times kscale's own spread (0.1%). The skew comes from batching: the built-in moves on
+ * to the next partition only when a new batch starts, and the slow broker's partition fills
+ * larger batches while its requests wait.
  */
 @RealKafkaCluster(brokers = 3)
 class PartitionerUniformityIT {
 
     private static final Logger log = LoggerFactory.getLogger(PartitionerUniformityIT.class);
 
-    /** The built-in must give the slow broker's partition more than 5% above the mean (see the class comment). */
-    private static final double CONTROL_MIN_SKEW = 1.05;
+    /** The built-in must give the slow broker's partition more than 1% above the mean (see the class comment). */
+    private static final double CONTROL_MIN_SKEW = 1.01;
 
     @Test
     void shouldKeepEveryPartitionWithinTwoPercentOfTheMeanWhenOneBrokerIsSlow(KafkaCluster cluster) {
@@ -57,6 +59,9 @@ class PartitionerUniformityIT {
 
         PartitionerRun builtIn = runs.stream().filter(r -> r.peer() == PartitionerPeer.BUILT_IN).findFirst().orElseThrow();
         assertThat(builtIn.acked()).as("control: records acked by the built-in").isGreaterThan(10_000);
+        assertThat(builtIn.shareOverMean(settings.slowBroker()))
+                .as("control: the built-in's share of the slowed broker's partition is the largest")
+                .isEqualTo(builtIn.maxOverMean());
         assertThat(builtIn.shareOverMean(settings.slowBroker()))
                 .as("control: the built-in's bytes on the slowed broker's partition over the mean")
                 .isGreaterThan(CONTROL_MIN_SKEW);
