@@ -206,7 +206,10 @@ final class CheckpointingMember implements AutoCloseable {
                 copy.dirty = false;
                 lineage.committed(task, copy.name);
             }
-        } catch (CommitFailedException | RebalanceInProgressException | RetriableException e) {
+        } catch (RebalanceInProgressException e) {
+            // Cooperative: the member keeps its partitions through the rebalance and commits after it.
+            log.debug("{}: commit of tasks {} waits for the rebalance", id, taskIds);
+        } catch (CommitFailedException | RetriableException e) {
             refusedCommits.incrementAndGet();
             log.info("{}: commit of tasks {} refused: {}", id, taskIds, e.toString());
         }
