@@ -185,8 +185,9 @@ final class CheckpointingMember implements AutoCloseable {
             TaskCopy copy = tasks.get(task);
             TopicPartition first = new TopicPartition(topic, task);
             if (!positions.containsKey(first)) {
-                lineage.problem(id + " holds task " + task + " without its partition " + first + " (a split)");
-                continue;
+                // Another member has the task's first partition: the task is split, and this copy's
+                // counts have nowhere to go; its offsets are committed all the same.
+                lineage.splitTask(task, id + " holds task " + task + " without its partition " + first);
             }
             for (Map.Entry<TopicPartition, Long> position : positions.entrySet()) {
                 TopicPartition partition = position.getKey();

@@ -44,10 +44,11 @@ final class TaskLineage {
         }
     }
 
-    /** The task's partitions were owned by two members once the group had settled. */
+    /** The task's partitions are owned by two members; reported once per task. */
     void splitTask(int task, String problem) {
-        splitTasks.add(task);
-        problem(problem);
+        if (splitTasks.add(task)) {
+            problem(problem);
+        }
     }
 
     /** @return tasks whose state forked or whose partitions two members owned at once */

@@ -45,6 +45,7 @@ class TaskLineageTest {
         TaskLineage lineage = new TaskLineage();
 
         lineage.splitTask(2, "task 2 split between member-0 and member-1");
+        lineage.splitTask(2, "member-1 holds task 2 without its partition 2");
 
         assertThat(lineage.splitTasks()).containsExactly(2);
         assertThat(lineage.problems()).containsExactly("task 2 split between member-0 and member-1");
