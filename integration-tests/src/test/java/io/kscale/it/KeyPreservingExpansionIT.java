@@ -31,15 +31,15 @@ import org.slf4j.LoggerFactory;
  * partitions of the member with two parents goes to another member, and with it every key that
  * moved there. The smallest of the 4 child partitions (7) holds 13 of these 200 keys (murmur2, as
  * the producer partitions), and each key has about 20 records counted before the expansion, so at
- * least 13 keys are counted by two members. Measured: 93 and 136 (CooperativeStickyAssignor), 170
- * and 177 (RangeAssignor) of 200.
+ * least 13 keys are counted by two members. Measured: 93, 136 and 93 (CooperativeStickyAssignor),
+ * 170, 177 and 170 (RangeAssignor) of 200.
  *
  * <p>The control of the order claim: kscale's assignor with a plain poll must deliver some key out
  * of order to the group that catches up, or the barrier's zero would test nothing. That group reads
  * each task's parent and child partitions from offset 0 at once; a partition's records come in one
  * fetch and are drained before the next partition's, so a task is in order only when its parents
- * are drained before each of their children. Measured: 43 and 91 keys of 200 out of order (and 88
- * to 108 for the other two peers, which read without the barrier too); no order being favoured,
+ * are drained before each of their children. Measured: 43, 91 and 78 keys of 200 out of order (and
+ * 63 to 108 for the other two peers, which read without the barrier too); no order being favoured,
  * all four tasks of a run drained parent-first would happen in about 1 run in 20,000.
  */
 @RealKafkaCluster(brokers = 3)
