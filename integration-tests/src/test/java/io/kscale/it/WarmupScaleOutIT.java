@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * record restorations at all (its four moved tasks each restore at least the changelog's last
  * offset, a transaction marker under exactly-once), and StickyTaskAssignor, which moves tasks at
  * once without warmups, must show the problem in the same run: a newly active task with more than
- * {@code acceptable.recovery.lag} records to restore (measured: 14,877-15,973, against the lag of
+ * {@code acceptable.recovery.lag} records to restore (measured: 10,713-15,973, against the lag of
  * 1,000). Without that control the scenario could stop producing the problem (too little state,
  * a restore listener not called) and the claim would still pass.
  *
