@@ -98,7 +98,7 @@ class ClusterFaultsIT {
         try (Admin admin = Admin.create(cluster.clientProperties())) {
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-                assertThat(description.partitions()).allSatisfy(p -> assertThat(p.isr()).hasSize(3));
+                assertThat(description.partitions()).isNotEmpty().allSatisfy(p -> assertThat(p.isr()).hasSize(3));
             });
         }
     }
@@ -112,6 +112,7 @@ class ClusterFaultsIT {
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
                 assertThat(description.partitions()).as("partitions of %s", topic)
+                        .isNotEmpty()
                         .allSatisfy(p -> assertThat(p.leader()).isNotNull()
                                 .satisfies(leader -> assertThat(leader.id()).isNotEqualTo(broker)));
             });

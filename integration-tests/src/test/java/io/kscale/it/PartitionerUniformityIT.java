@@ -19,12 +19,33 @@ import org.slf4j.LoggerFactory;
  * KIP-794's experiment on real brokers: broker 0 answers 20 ms later, one partition is led by
  * each broker, linger.ms=0, 512-byte unkeyed records at 1 MB/s. kscale's partitioner must keep
  * every partition within 2% of the mean; Kafka's built-in and RoundRobinPartitioner run in the
- * same test on the same cluster, for the record (printed, not asserted).
+ * same test on the same cluster.
+ *
+ * <p>The control: Kafka's built-in partitioner must show the problem in the same run: the slowed
+ * broker's partition gets the most bytes, more than 1% above the mean. Without it a scenario that
+ * no longer skews anything (no latency added, partitions not led one per broker) would let kscale
+ * pass without testing it. Measured: 11.5% and 13.3% in the lab's 20 s rounds on a quiet machine
+ * (README, "Measured: one slow broker"), 10-20% in the design notes, but only 2.7% in this test at
+ * a load average of 36 (other builds on the 2 cores: every broker is slowed then, and the 20 ms
+ * added to one counts for less), and 9.6% in the next run at 30. So the bound is 1%, under half
+ * the smallest value seen and still ten times kscale's own spread (0.1%). The skew comes from
+ * batching: the built-in moves on to the next partition only when a new batch starts, and the slow
+ * broker's partition fills larger batches while its requests wait.
+ *
+ * <p>Its limit, measured by running this test with no latency added: at a load average of 30 the
+ * built-in's largest partition was then 2.9% above the mean, but partition 1, not the slowed
+ * broker's, and the control failed. On such a loaded machine a 12 s round cannot tell a 2.7% skew
+ * from noise, so a scenario that lost its latency would still pass the control when the noise
+ * happens to favour partition 0 by more than 1% (about one run in three or fewer); on a quiet
+ * machine the skew is 11.5-13.3%. A longer round for the built-in would separate the two.
  */
 @RealKafkaCluster(brokers = 3)
 class PartitionerUniformityIT {
 
     private static final Logger log = LoggerFactory.getLogger(PartitionerUniformityIT.class);
+
+    /** The built-in must give the slow broker's partition more than 1% above the mean (see the class comment). */
+    private static final double CONTROL_MIN_SKEW = 1.01;
 
     @Test
     void shouldKeepEveryPartitionWithinTwoPercentOfTheMeanWhenOneBrokerIsSlow(KafkaCluster cluster) {
@@ -40,6 +61,16 @@ class PartitionerUniformityIT {
         assertThat(kscale.failed()).isZero();
         assertThat(kscale.acked()).as("records acked").isGreaterThan(10_000);
         assertThat(kscale.maxOverMean()).as("largest partition's bytes over the mean").isLessThanOrEqualTo(1.02);
-        assertThat(runs).allSatisfy(run -> assertThat(run.failed()).as(run.peer().label()).isZero());
+        assertThat(runs).hasSize(settings.peers().size())
+                .allSatisfy(run -> assertThat(run.failed()).as(run.peer().label()).isZero());
+
+        PartitionerRun builtIn = runs.stream().filter(r -> r.peer() == PartitionerPeer.BUILT_IN).findFirst().orElseThrow();
+        assertThat(builtIn.acked()).as("control: records acked by the built-in").isGreaterThan(10_000);
+        assertThat(builtIn.shareOverMean(settings.slowBroker()))
+                .as("control: the built-in's share of the slowed broker's partition is the largest")
+                .isEqualTo(builtIn.maxOverMean());
+        assertThat(builtIn.shareOverMean(settings.slowBroker()))
+                .as("control: the built-in's bytes on the slowed broker's partition over the mean")
+                .isGreaterThan(CONTROL_MIN_SKEW);
     }
 }

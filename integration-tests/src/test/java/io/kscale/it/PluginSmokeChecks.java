@@ -136,7 +136,7 @@ abstract class PluginSmokeChecks {
             });
             assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
         }
-        assertThat(upper).allSatisfy((key, value) -> assertThat(value).startsWith("HELLO-"));
+        assertThat(upper).hasSize(KEYS).allSatisfy((key, value) -> assertThat(value).startsWith("HELLO-"));
     }
 
     // ------------------------------------------------------------------------------------------

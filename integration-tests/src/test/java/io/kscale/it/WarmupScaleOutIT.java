@@ -27,8 +27,16 @@ import org.slf4j.LoggerFactory;
  * waits for more than {@code acceptable.recovery.lag} records of restore after the scale-out
  * (every move goes to a caught-up warmup), the instances end with 2 tasks each within the balance
  * timeout, and every key's count is right. Kafka's default (HighAvailabilityTaskAssignor) and its KIP-924
- * StickyTaskAssignor run in the same test on the same cluster, side by side, for the record
- * (printed, not asserted).
+ * StickyTaskAssignor run in the same test on the same cluster, side by side; their times are printed,
+ * not asserted.
+ *
+ * <p>Two checks keep the main claim from passing on a run that measured nothing: kscale's run must
+ * record restorations at all (its four moved tasks each restore at least the changelog's last
+ * offset, a transaction marker under exactly-once), and StickyTaskAssignor, which moves tasks at
+ * once without warmups, must show the problem in the same run: a newly active task with more than
+ * {@code acceptable.recovery.lag} records to restore (measured: 10,713-15,973, against the lag of
+ * 1,000). Without that control the scenario could stop producing the problem (too little state,
+ * a restore listener not called) and the claim would still pass.
  *
  * <p>The downtime assertion is on records, not seconds (tests assert behaviour, not wall-clock
  * time): a task moved to a caught-up copy replays at most about {@code acceptable.recovery.lag}
@@ -54,6 +62,7 @@ class WarmupScaleOutIT {
                 kscale.restores().stream().map(ActiveRestore::toString).collect(Collectors.joining("\n")));
         assertThat(kscale.problems()).as("problems").isEmpty();
         assertThat(kscale.restores()).as("active restorations after the scale-out")
+                .isNotEmpty()
                 .allSatisfy(restore -> {
                     assertThat(restore.recordsToRestore()).as("records to restore: %s", restore)
                             .isLessThanOrEqualTo(settings.acceptableRecoveryLag());
@@ -64,5 +73,10 @@ class WarmupScaleOutIT {
         assertThat(kscale.counts().wrongCounts()).as("keys whose count is wrong").isZero();
         assertThat(kscale.counts().keysOnTwoInstances()).as("keys in two instances' stores").isZero();
         assertThat(kscale.counts().recordsCounted()).as("records counted").isEqualTo(kscale.counts().recordsSent());
+
+        ScaleOutRun sticky = runs.stream().filter(run -> run.peer() == ScaleOutPeer.STICKY).findFirst().orElseThrow();
+        assertThat(sticky.maxRecordsToRestore())
+                .as("control: StickyTaskAssignor's largest restore of a newly active task, in records")
+                .isGreaterThan(settings.acceptableRecoveryLag());
     }
 }

@@ -1,10 +1,13 @@
 package io.kscale.lab;
 
+import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.expansion.ExpansionPeer;
 import io.kscale.lab.expansion.ExpansionReport;
 import io.kscale.lab.expansion.ExpansionRun;
 import io.kscale.lab.expansion.ExpansionScenario;
 import io.kscale.lab.expansion.ExpansionSettings;
+import io.kscale.lab.expansion.FaultedExpansionRun;
+import io.kscale.lab.expansion.FaultedExpansionScenario;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -33,7 +36,14 @@ import picocli.CommandLine.Spec;
             "RangeAssignor one after the other, each on its own topic, prints a table",
             "and writes an HTML bar chart.",
             "",
-            "Example: kscale-lab expansion --partitions 4,8,16,32 --keys 500"
+            "With --faults, runs the first assignor alone through the same growth with",
+            "faults: kill -9 of a partition leader's broker (then its restart) during the",
+            "first growth, a member frozen past its session and the group leader killed",
+            "during the second; each member commits its per-key counts with its offsets,",
+            "and the run reports split keys, wrong counts and lost records.",
+            "",
+            "Example: kscale-lab expansion --partitions 4,8,16,32 --keys 500",
+            "         kscale-lab expansion --faults --rate 500 --records-per-step 2000"
         })
 final class ExpansionCommand implements Callable<Integer> {
 
@@ -71,6 +81,11 @@ final class ExpansionCommand implements Callable<Integer> {
                     + " membership changes (default: ${DEFAULT-VALUE}).")
     private long recordsPerStep;
 
+    @Option(names = "--faults",
+            description = "Run the first of --peers alone with faults (see above); takes three partition counts and"
+                    + " runs only on the cluster the lab starts, since it kills brokers.")
+    private boolean faults;
+
     @Option(names = "--report-dir", defaultValue = "target/kscale-reports", paramLabel = "DIR",
             description = "Where the HTML report goes (default: ${DEFAULT-VALUE}).")
     private Path reportDir;
@@ -79,11 +94,35 @@ final class ExpansionCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         ExpansionSettings settings = settings();
+        if (faults) {
+            return runWithFaults(out, settings);
+        }
         ExpansionScenario scenario = new ExpansionScenario(settings);
         TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings), scenario::runOn);
         List<ExpansionRun> runs = outcome.result;
         return TargetClusterOptions.printResults(out, ExpansionReport.table(runs),
                 ExpansionReport.writeHtml(runs, outcome.setup, reportDir));
+    }
+
+    private int runWithFaults(PrintWriter out, ExpansionSettings settings) {
+        if (target.userCluster()) {
+            throw new IllegalArgumentException("--faults kills and restarts brokers: it runs on the cluster the lab"
+                    + " starts, not with --bootstrap-server or a --command-config that names one");
+        }
+        FaultedExpansionScenario scenario = new FaultedExpansionScenario(settings);
+        try (KafkaCluster cluster = target.startEmbedded()) {
+            out.printf(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). Topic grows through %s"
+                            + " partitions while a broker is killed, a member frozen and the group leader killed; %s,"
+                            + " %d members, %d keys at %d records/s, %d records per step.%n", cluster.brokerCount(),
+                    ExpansionReport.path(settings.partitionSteps()), settings.peers().get(0).label(), settings.members(),
+                    settings.keys(), settings.recordsPerSecond(), settings.recordsPerStep());
+            out.flush();
+            FaultedExpansionRun run = scenario.runOn(cluster);
+            out.println();
+            out.println(run);
+            out.flush();
+            return run.problems().isEmpty() && run.splitKeys() == 0 && run.wrongCounts() == 0 && run.missing() == 0 ? 0 : 1;
+        }
     }
 
     /** The parsed options as scenario settings; throws {@link IllegalArgumentException} for bad values. */

@@ -24,7 +24,7 @@ class ExpansionCommandTest {
         assertThat(status).isZero();
         assertThat(out.toString()).contains("Usage: kscale-lab expansion").contains("--help")
                 .contains("--peers", "--partitions", "--members", "--keys", "--rate", "--records-per-step",
-                        "--report-dir", "--bootstrap-server", "--brokers");
+                        "--report-dir", "--bootstrap-server", "--brokers", "--faults");
         CommandLine expansion = lab.getSubcommands().get("expansion");
         expansion.getCommandSpec().options().forEach(option ->
                 assertThat(option.description()).as(option.longestName()).isNotEmpty());

@@ -47,7 +47,7 @@ class ImageRecipeTest {
 
         assertThat(current.kafkaVersion()).matches("\\d+\\.\\d+\\.\\d+.*");
         assertThat(current.imageTag()).startsWith(ImageRecipe.REPOSITORY + ":" + current.kafkaVersion() + "-");
-        assertThat(current.jars()).allMatch(Files::isRegularFile);
+        assertThat(current.jars()).isNotEmpty().allMatch(Files::isRegularFile);
     }
 
     @Test

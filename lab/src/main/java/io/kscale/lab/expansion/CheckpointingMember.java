@@ -1,0 +1,405 @@
+package io.kscale.lab.expansion;
+
+import io.kscale.assignor.ExpansionBarrier;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A member of the faulted expansion's group: a stateful consumer that survives its own crash. It
+ * counts records per key in the state of the key's task (task t holds the partitions p with
+ * p % T == t, T the topic's first partition count) and commits each task's counts together with
+ * the task's offsets, as the offset metadata of the task's first partition. One OffsetCommit
+ * request is written at once, so committed counts always match committed offsets: whoever gets a
+ * task next restores its counts from there and resumes at those offsets, and the records after
+ * them, delivered again, are counted once. Uncommitted work goes with a member that dies: a crashed
+ * member commits nothing, and a frozen one's commits are refused once the group has moved on.
+ *
+ * <p>Polls through {@link ExpansionBarrier}, commits after each poll that counted something (and
+ * again until a commit is accepted), and in {@code onPartitionsRevoked}. Faults, each applied by
+ * the member's own thread: {@link #freeze()} stops polling right after counting a batch, before
+ * committing it, until {@link #resume()}; {@link #crash()} stops right after counting a batch and
+ * closes the consumer without leaving the group and without committing, as {@code kill -9} would
+ * leave it (the coordinator notices at {@code session.timeout.ms}).
+ */
+final class CheckpointingMember implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(CheckpointingMember.class);
+
+    private final String id;
+    private final String clientId;
+    private final String topic;
+    private final int taskCount;
+    private final TaskLineage lineage;
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final ExpansionBarrier<String, byte[]> barrier;
+    private final Thread thread;
+
+    // Confined to the member's thread.
+    private final Map<Integer, TaskCopy> tasks = new HashMap<>();
+    private final Map<TopicPartition, Long> positions = new HashMap<>();
+    private int copies;
+    private double assignmentsLed;
+
+    // Read by the scenario.
+    private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
+    private final AtomicLong lostPartitions = new AtomicLong();
+    private final AtomicLong refusedCommits = new AtomicLong();
+    private volatile long lastRebalanceNanos = System.nanoTime();
+    private volatile long ledAtNanos = -1;
+    private volatile boolean assignedOnce;
+    private volatile boolean running = true;
+    private volatile boolean crashRequested;
+    private volatile boolean crashed;
+    private volatile CountDownLatch freezeLatch;
+    private volatile boolean frozen;
+    private volatile Throwable failure;
+
+    /**
+     * @param consumerProperties connection settings plus the group's consumer settings
+     */
+    CheckpointingMember(String id, String topic, int taskCount, String groupId, ExpansionPeer peer,
+                        Map<String, Object> consumerProperties, TaskLineage lineage) {
+        this.id = id;
+        this.clientId = groupId + "-" + id;
+        this.topic = topic;
+        this.taskCount = taskCount;
+        this.lineage = lineage;
+        Map<String, Object> props = new HashMap<>(consumerProperties);
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, peer.className());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
+        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        this.barrier = ExpansionBarrier.wrap(consumer, props);
+        this.thread = new Thread(this::consume, "kscale-faulted-expansion-" + id);
+        this.thread.setDaemon(true);
+        this.thread.start();
+    }
+
+    private void consume() {
+        try {
+            consumer.subscribe(Set.of(topic), new Listener());
+            while (running) {
+                ConsumerRecords<String, byte[]> records = barrier.poll(Duration.ofMillis(100));
+                for (ConsumerRecord<String, byte[]> record : records) {
+                    count(record);
+                }
+                if (!records.isEmpty() && crashRequested) {
+                    crashed = true;
+                    return;
+                }
+                if (!records.isEmpty() && freezeLatch != null) {
+                    frozen = true;
+                    log.info("{} frozen with {} records counted and not committed", id, records.count());
+                    freezeLatch.await();
+                    frozen = false;
+                    log.info("{} resumed", id);
+                }
+                commitDirty();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            failure = e;
+            log.error("{} failed", id, e);
+        } finally {
+            if (crashed) {
+                // No LeaveGroup, no commit (the listener does nothing once crashed).
+                consumer.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                        .withTimeout(Duration.ZERO));
+            } else {
+                consumer.close(Duration.ofSeconds(30));
+            }
+            barrier.close();
+        }
+    }
+
+    private void count(ConsumerRecord<String, byte[]> record) {
+        int task = record.partition() % taskCount;
+        TaskCopy copy = tasks.get(task);
+        if (copy == null) {
+            lineage.problem(id + " got " + record.topic() + "-" + record.partition() + " of task " + task
+                    + ", which it does not hold");
+            return;
+        }
+        long sequence = ByteBuffer.wrap(record.value()).getLong();
+        long[] state = copy.counts.computeIfAbsent(record.key(), k -> new long[] {0, -1});
+        boolean inOrder = sequence == state[1] + 1;
+        state[0]++;
+        state[1] = Math.max(state[1], sequence);
+        copy.dirty = true;
+        positions.put(new TopicPartition(record.topic(), record.partition()), record.offset() + 1);
+        lineage.delivered(record.key(), sequence, inOrder);
+    }
+
+    private void commitDirty() {
+        Set<Integer> dirty = new HashSet<>();
+        tasks.forEach((task, copy) -> {
+            if (copy.dirty) {
+                dirty.add(task);
+            }
+        });
+        if (!dirty.isEmpty()) {
+            commit(dirty);
+        }
+    }
+
+    /**
+     * Commits the tasks' counts with the offsets of their partitions that this member owns. A
+     * refused commit leaves the counts dirty: retried after the next poll, or dropped with the
+     * partitions if they were lost.
+     */
+    private void commit(Set<Integer> taskIds) {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (int task : taskIds) {
+            TaskCopy copy = tasks.get(task);
+            TopicPartition first = new TopicPartition(topic, task);
+            if (!positions.containsKey(first)) {
+                // Another member has the task's first partition: the task is split, and this copy's
+                // counts have nowhere to go; its offsets are committed all the same.
+                lineage.splitTask(task, id + " holds task " + task + " without its partition " + first);
+            }
+            for (Map.Entry<TopicPartition, Long> position : positions.entrySet()) {
+                TopicPartition partition = position.getKey();
+                if (partition.partition() % taskCount == task) {
+                    String metadata = partition.equals(first) ? new TaskSnapshot(copy.name, copy.counts).encode() : "";
+                    offsets.put(partition, new OffsetAndMetadata(position.getValue(), metadata));
+                }
+            }
+        }
+        if (offsets.isEmpty()) {
+            return;
+        }
+        try {
+            consumer.commitSync(offsets);
+            for (int task : taskIds) {
+                TaskCopy copy = tasks.get(task);
+                copy.dirty = false;
+                lineage.committed(task, copy.name);
+            }
+        } catch (RebalanceInProgressException e) {
+            // Cooperative: the member keeps its partitions through the rebalance and commits after it.
+            log.debug("{}: commit of tasks {} waits for the rebalance", id, taskIds);
+        } catch (CommitFailedException | RetriableException e) {
+            refusedCommits.incrementAndGet();
+            log.info("{}: commit of tasks {} refused: {}", id, taskIds, e.toString());
+        }
+    }
+
+    /** Reads the committed offsets and counts of newly owned partitions and tasks. */
+    private void restore(Collection<TopicPartition> partitions) {
+        Set<TopicPartition> toRead = new HashSet<>(partitions);
+        Set<Integer> newTasks = new HashSet<>();
+        for (TopicPartition partition : partitions) {
+            int task = partition.partition() % taskCount;
+            if (!tasks.containsKey(task)) {
+                newTasks.add(task);
+                toRead.add(new TopicPartition(topic, task));
+            }
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed = committed(toRead);
+        for (TopicPartition partition : partitions) {
+            OffsetAndMetadata offset = committed.get(partition);
+            positions.put(partition, offset == null ? 0L : offset.offset());
+        }
+        for (int task : newTasks) {
+            OffsetAndMetadata first = committed.get(new TopicPartition(topic, task));
+            TaskSnapshot snapshot = TaskSnapshot.decode(first == null ? null : first.metadata());
+            TaskCopy copy = new TaskCopy(id + "#" + ++copies, snapshot.counts());
+            tasks.put(task, copy);
+            lineage.restored(task, copy.name, snapshot.writer());
+            log.info("{}: task {} restored as {} from {} ({} keys)", id, task, copy.name,
+                    snapshot.writer().orElse("nothing"), copy.counts.size());
+        }
+    }
+
+    /** Committed offsets, asked again while a broker that the request needs is down. */
+    private Map<TopicPartition, OffsetAndMetadata> committed(Set<TopicPartition> partitions) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return consumer.committed(partitions, Duration.ofSeconds(30));
+            } catch (TimeoutException e) {
+                if (attempt == 4) {
+                    throw e;
+                }
+                log.info("{}: reading committed offsets timed out, again", id);
+            }
+        }
+    }
+
+    /** Forgets partitions, and the state of each task of which it owns no partition any more. */
+    private void forget(Collection<TopicPartition> partitions) {
+        owned.removeAll(partitions);
+        partitions.forEach(positions::remove);
+        tasks.keySet().removeIf(task -> positions.keySet().stream().noneMatch(p -> p.partition() % taskCount == task));
+    }
+
+    /** Reads this member's {@code assignments-total} from JMX: it grows with each assignment it computes as leader. */
+    private double assignmentsLed() {
+        try {
+            // The client id has only letters, digits and dashes, which JMX takes unquoted.
+            ObjectName name = new ObjectName("kscale.assignor:type=key-preserving-assignor,client-id=" + clientId);
+            return ((Number) ManagementFactory.getPlatformMBeanServer().getAttribute(name, "assignments-total")).doubleValue();
+        } catch (JMException e) {
+            return 0; // not registered: this member never led
+        }
+    }
+
+    String id() {
+        return id;
+    }
+
+    Set<TopicPartition> owned() {
+        return Set.copyOf(owned);
+    }
+
+    /** Assigned at least once, not frozen, and no rebalance callback for a second. */
+    boolean isSettled() {
+        checkFailure();
+        return assignedOnce && !frozen && System.nanoTime() - lastRebalanceNanos > 1_000_000_000L;
+    }
+
+    /** @return when this member last computed an assignment as the group's leader (nanoTime), or -1 */
+    long ledAtNanos() {
+        return ledAtNanos;
+    }
+
+    long lostPartitions() {
+        return lostPartitions.get();
+    }
+
+    long refusedCommits() {
+        return refusedCommits.get();
+    }
+
+    boolean isFrozen() {
+        return frozen;
+    }
+
+    /** Asks the member to stop polling after its next batch, before committing it. */
+    void freeze() {
+        freezeLatch = new CountDownLatch(1);
+    }
+
+    void resume() {
+        CountDownLatch latch = freezeLatch;
+        freezeLatch = null;
+        if (latch != null) {
+            latch.countDown();
+        }
+    }
+
+    /** Asks the member to die after its next batch: no commit, no LeaveGroup. */
+    void crash() {
+        crashRequested = true;
+    }
+
+    boolean hasCrashed() {
+        return crashed && !thread.isAlive();
+    }
+
+    void checkFailure() {
+        if (failure != null) {
+            throw new IllegalStateException("member " + id + " failed: " + failure, failure);
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        resume();
+        try {
+            thread.join(60_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One copy of a task's state: the counts, and whether some are not committed yet. */
+    private static final class TaskCopy {
+        final String name;
+        final Map<String, long[]> counts;
+        boolean dirty;
+
+        TaskCopy(String name, Map<String, long[]> counts) {
+            this.name = name;
+            this.counts = counts;
+        }
+    }
+
+    private final class Listener implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            if (crashed || partitions.isEmpty()) {
+                return;
+            }
+            Set<Integer> revokedTasks = new HashSet<>();
+            partitions.forEach(p -> revokedTasks.add(p.partition() % taskCount));
+            revokedTasks.retainAll(tasks.keySet());
+            commit(revokedTasks);
+            forget(partitions);
+            touched();
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (crashed) {
+                return;
+            }
+            restore(partitions);
+            owned.addAll(partitions);
+            double led = assignmentsLed();
+            if (led > assignmentsLed) {
+                assignmentsLed = led;
+                ledAtNanos = System.nanoTime();
+            }
+            assignedOnce = true;
+            touched();
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            if (crashed) {
+                return;
+            }
+            lostPartitions.addAndGet(partitions.size());
+            log.info("{} lost {}", id, partitions);
+            forget(partitions);
+            touched();
+        }
+
+        private void touched() {
+            lastRebalanceNanos = System.nanoTime();
+        }
+    }
+}

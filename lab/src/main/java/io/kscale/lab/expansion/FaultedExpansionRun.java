@@ -1,0 +1,165 @@
+package io.kscale.lab.expansion;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The outcome of the {@link FaultedExpansionScenario}: the state of every key as the group
+ * committed it, against what the producer had acknowledged, and what the faults did.
+ */
+public final class FaultedExpansionRun {
+
+    private final ExpansionPeer peer;
+    private final List<Integer> partitionSteps;
+    private final int keys;
+    private final int splitKeys;
+    private final int wrongCounts;
+    private final long sent;
+    private final long missing;
+    private final long deliveries;
+    private final long distinct;
+    private final long outOfOrder;
+    private final List<String> problems;
+    private final List<String> faults;
+    private final boolean newLeaderAfterKill;
+    private final long frozenLostPartitions;
+    private final long frozenRefusedCommits;
+    private final double seconds;
+
+    private FaultedExpansionRun(ExpansionPeer peer, List<Integer> partitionSteps, int keys, int splitKeys,
+                                int wrongCounts, long sent, long missing, long deliveries, long distinct,
+                                long outOfOrder, List<String> problems, List<String> faults, boolean newLeaderAfterKill,
+                                long frozenLostPartitions, long frozenRefusedCommits, double seconds) {
+        this.peer = peer;
+        this.partitionSteps = List.copyOf(partitionSteps);
+        this.keys = keys;
+        this.splitKeys = splitKeys;
+        this.wrongCounts = wrongCounts;
+        this.sent = sent;
+        this.missing = missing;
+        this.deliveries = deliveries;
+        this.distinct = distinct;
+        this.outOfOrder = outOfOrder;
+        this.problems = List.copyOf(problems);
+        this.faults = List.copyOf(faults);
+        this.newLeaderAfterKill = newLeaderAfterKill;
+        this.frozenLostPartitions = frozenLostPartitions;
+        this.frozenRefusedCommits = frozenRefusedCommits;
+        this.seconds = seconds;
+    }
+
+    /**
+     * A key is split when it is in the committed state of a split task, or of two tasks; its
+     * count is wrong when its committed count differs from the records acknowledged for it.
+     */
+    static FaultedExpansionRun of(ExpansionPeer peer, List<Integer> steps, Map<String, Long> sentPerKey,
+                                  Map<Integer, TaskSnapshot> snapshots, TaskLineage lineage, List<String> faults,
+                                  boolean newLeaderAfterKill, long frozenLostPartitions, long frozenRefusedCommits,
+                                  double seconds) {
+        Map<String, Long> committed = new HashMap<>();
+        Map<String, Integer> tasksOfKey = new HashMap<>();
+        Set<Integer> splitTasks = lineage.splitTasks();
+        Set<String> split = new HashSet<>();
+        snapshots.forEach((task, snapshot) -> snapshot.counts().forEach((key, state) -> {
+            committed.put(key, state[0]);
+            if (tasksOfKey.merge(key, 1, Integer::sum) > 1 || splitTasks.contains(task)) {
+                split.add(key);
+            }
+        }));
+        int wrong = 0;
+        long sent = 0;
+        for (Map.Entry<String, Long> entry : sentPerKey.entrySet()) {
+            sent += entry.getValue();
+            if (!entry.getValue().equals(committed.get(entry.getKey()))) {
+                wrong++;
+            }
+        }
+        return new FaultedExpansionRun(peer, steps, sentPerKey.size(), split.size(), wrong, sent,
+                lineage.missing(sentPerKey), lineage.deliveries(), lineage.distinctRecords(), lineage.outOfOrder(),
+                lineage.problems(), faults, newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds);
+    }
+
+    public ExpansionPeer peer() {
+        return peer;
+    }
+
+    public List<Integer> partitionSteps() {
+        return partitionSteps;
+    }
+
+    /** @return keys the producer wrote (and had acknowledged) */
+    public int keys() {
+        return keys;
+    }
+
+    /** @return keys whose task's state was counted by two members side by side */
+    public int splitKeys() {
+        return splitKeys;
+    }
+
+    /** @return keys whose committed count differs from the records acknowledged for them */
+    public int wrongCounts() {
+        return wrongCounts;
+    }
+
+    /** @return records the producer had acknowledged */
+    public long sent() {
+        return sent;
+    }
+
+    /** @return records acknowledged but never delivered to any member */
+    public long missing() {
+        return missing;
+    }
+
+    /** @return records delivered more than once (after a crash or a freeze, before their commit) */
+    public long redelivered() {
+        return deliveries - distinct;
+    }
+
+    /** @return records counted after a higher number of their key in their task's state (printed, not a failure) */
+    public long outOfOrder() {
+        return outOfOrder;
+    }
+
+    /** @return splits, partitions owned twice, records of a task a member did not hold */
+    public List<String> problems() {
+        return problems;
+    }
+
+    /** @return what was done to the cluster and the group, with the time since the start */
+    public List<String> faults() {
+        return faults;
+    }
+
+    /** @return whether another member computed an assignment after the group leader was killed */
+    public boolean newLeaderAfterKill() {
+        return newLeaderAfterKill;
+    }
+
+    /** @return partitions the frozen member learned it had lost when it resumed */
+    public long frozenLostPartitions() {
+        return frozenLostPartitions;
+    }
+
+    /** @return commits of the frozen member that the group refused */
+    public long frozenRefusedCommits() {
+        return frozenRefusedCommits;
+    }
+
+    public double seconds() {
+        return seconds;
+    }
+
+    @Override
+    public String toString() {
+        return String.format("%s, faulted: partitions %s; %d keys, %d split, %d wrong counts; sent %d, missing %d, "
+                        + "delivered again %d, out of order %d; new leader after the kill %s; frozen member lost %d "
+                        + "partitions, %d commits refused; %.1f s%n  faults: %s%n  problems: %s", peer.label(),
+                partitionSteps, keys, splitKeys, wrongCounts, sent, missing, redelivered(), outOfOrder,
+                newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds, faults, problems);
+    }
+}
