@@ -3,6 +3,7 @@ package io.kscale.assignor;
 import io.kscale.assignor.internals.layout.CoPartitioning;
 import io.kscale.assignor.internals.layout.ExpansionPolicy;
 import io.kscale.assignor.internals.leader.LeaderSettings;
+import io.kscale.assignor.internals.leader.UnreadableStorePolicy;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.placement.PlacementSettings;
 import java.time.Duration;
@@ -76,8 +77,8 @@ public final class KeyPreservingAssignorConfig {
     public static final boolean LAYOUT_STORE_ENABLED_DEFAULT = true;
     private static final String LAYOUT_STORE_ENABLED_DOC = "When true, the group leader writes the task layout to "
             + "the topic " + "kscale.assignor.layout.store.topic" + " (created on first use, compacted, keyed by group id) "
-            + "whenever it changes, with this consumer's own connection and security settings, and reads it when no "
-            + "member knows the layout of a subscribed topic. When false, the layout lives only in the members' "
+            + "whenever it changes, with this consumer's own connection and security settings, reading it before "
+            + "each write, and reads it when no member knows the layout of a subscribed topic. When false, the layout lives only in the members' "
             + "subscriptions: if every member stops and a topic is expanded before one starts again, T becomes the "
             + "new partition count and keys of the new partitions move to other tasks.";
 
@@ -85,8 +86,10 @@ public final class KeyPreservingAssignorConfig {
     public static final String LAYOUT_STORE_TOPIC_CONFIG = "kscale.assignor.layout.store.topic";
     public static final String LAYOUT_STORE_TOPIC_DEFAULT = "kscale-assignor-layouts";
     private static final String LAYOUT_STORE_TOPIC_DOC = "Name of the compacted topic with one record per group "
-            + "(key: group id; value: the layout, a few bytes per topic). Shared by all groups of a cluster. "
-            + "Has no effect when " + LAYOUT_STORE_ENABLED_CONFIG + " is false.";
+            + "(key: group id; value: the layout, a few bytes per topic). By default shared by all groups of a "
+            + "cluster, so any principal with WRITE on it can change any group's layout: to keep groups apart, give "
+            + "each its own topic (e.g. kscale-assignor-layouts.<group.id>) and grant READ, WRITE and CREATE on it to "
+            + "that group's principal only. Has no effect when " + LAYOUT_STORE_ENABLED_CONFIG + " is false.";
 
     /** Replication factor of the layout topic when the assignor creates it. */
     public static final String LAYOUT_STORE_REPLICATION_FACTOR_CONFIG = "kscale.assignor.layout.store.replication.factor";
@@ -108,7 +111,29 @@ public final class KeyPreservingAssignorConfig {
             + "budget must be at most a third of request.timeout.ms (their wait) and of max.poll.interval.ms (the "
             + "rebalance timeout): with the consumer's defaults, at most 10000. A larger value is rejected with a "
             + "ConfigException; the default is lowered to fit when those timeouts are shorter. On timeout the leader "
-            + "goes on without the stored layout, logs a WARN and counts layout-store-failures-total.";
+            + "counts layout-store-failures-total and follows kscale.assignor.layout.store.unreadable.policy.";
+
+    /** What the group does with topics no member knows while the layout store cannot be read. */
+    public static final String LAYOUT_STORE_UNREADABLE_POLICY_CONFIG = "kscale.assignor.layout.store.unreadable.policy";
+    /**
+     * Hold: a topic whose T cannot be known is not consumed until it can, so no key ever builds
+     * state on a guessed T. Lag is recoverable, state split across consumers is not; and the store
+     * lives on the cluster the group reads, so it is rarely unreadable for longer than the topics.
+     */
+    public static final String LAYOUT_STORE_UNREADABLE_POLICY_DEFAULT = "hold";
+    private static final String LAYOUT_STORE_UNREADABLE_POLICY_DOC = "What the group leader does with a subscribed "
+            + "topic whose task layout no member knows (after the whole group restarted, or for a new topic) while "
+            + "the layout store cannot be read (a timeout within " + LAYOUT_STORE_TIMEOUT_MS_CONFIG + ", a missing "
+            + "ACL, unreachable brokers, a stored value that is not a layout). 'hold': the topic is not assigned "
+            + "until the store can be read, so no key runs on a guessed task count; its records wait. 'provisional': "
+            + "the topic is assigned with T from its partition count, marked provisional in the members' userData "
+            + "and never stored; once the store is read the stored T wins, and if it differs the topic's keys move "
+            + "a second time (an affinity break, logged at ERROR with both counts). Either way the leader logs an "
+            + "ERROR at each such rebalance, shows the topics in the metrics held-topics and provisional-topics, "
+            + "asks for follow-up rebalances (10 s, doubling up to 5 min) to read the store again, and never stores "
+            + "a layout it could not check against the store. Topics declared in " + TASK_COUNTS_CONFIG + " are "
+            + "always assigned. Has no effect when " + LAYOUT_STORE_ENABLED_CONFIG + " is false. Read by the group "
+            + "leader: set it alike on every member.";
 
     /** How long the layout keeps a topic that is gone. */
     public static final String LAYOUT_FORGET_AFTER_MS_CONFIG = "kscale.assignor.layout.forget.after.ms";
@@ -189,17 +214,21 @@ public final class KeyPreservingAssignorConfig {
                     Importance.LOW, LAYOUT_STORE_REPLICATION_FACTOR_DOC, GROUP, 5, Width.SHORT, "Layout store replication")
             .define(LAYOUT_STORE_TIMEOUT_MS_CONFIG, Type.INT, LAYOUT_STORE_TIMEOUT_MS_DEFAULT, Range.between(100, 300_000),
                     Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 6, Width.SHORT, "Layout store timeout")
+            .define(LAYOUT_STORE_UNREADABLE_POLICY_CONFIG, Type.STRING, LAYOUT_STORE_UNREADABLE_POLICY_DEFAULT,
+                    ConfigDef.CaseInsensitiveValidString.in("hold", "provisional"),
+                    Importance.MEDIUM, LAYOUT_STORE_UNREADABLE_POLICY_DOC, GROUP, 7, Width.SHORT,
+                    "Layout store unreadable policy")
             .define(LAYOUT_FORGET_AFTER_MS_CONFIG, Type.LONG, LAYOUT_FORGET_AFTER_MS_DEFAULT, Range.atLeast(0L),
-                    Importance.LOW, LAYOUT_FORGET_AFTER_MS_DOC, GROUP, 7, Width.SHORT, "Forget layouts after")
+                    Importance.LOW, LAYOUT_FORGET_AFTER_MS_DOC, GROUP, 8, Width.SHORT, "Forget layouts after")
             .define(TASK_STATE_LISTENER_CONFIG, Type.CLASS, null, new ListenerClassValidator(),
-                    Importance.MEDIUM, TASK_STATE_LISTENER_DOC, GROUP, 8, Width.LONG, "Task state listener")
+                    Importance.MEDIUM, TASK_STATE_LISTENER_DOC, GROUP, 9, Width.LONG, "Task state listener")
             .define(ACCEPTABLE_RECOVERY_LAG_CONFIG, Type.LONG, ACCEPTABLE_RECOVERY_LAG_DEFAULT, Range.atLeast(0),
-                    Importance.MEDIUM, ACCEPTABLE_RECOVERY_LAG_DOC, GROUP, 9, Width.SHORT, "Acceptable recovery lag")
+                    Importance.MEDIUM, ACCEPTABLE_RECOVERY_LAG_DOC, GROUP, 10, Width.SHORT, "Acceptable recovery lag")
             .define(MAX_WARMUPS_CONFIG, Type.INT, MAX_WARMUPS_DEFAULT, Range.atLeast(1),
-                    Importance.LOW, MAX_WARMUPS_DOC, GROUP, 10, Width.SHORT, "Max warmups")
+                    Importance.LOW, MAX_WARMUPS_DOC, GROUP, 11, Width.SHORT, "Max warmups")
             .define(PROBING_INTERVAL_MS_CONFIG, Type.LONG, PROBING_INTERVAL_MS_DEFAULT,
                     Range.atLeast(60_000L),
-                    Importance.LOW, PROBING_INTERVAL_MS_DOC, GROUP, 11, Width.SHORT, "Probing interval");
+                    Importance.LOW, PROBING_INTERVAL_MS_DOC, GROUP, 12, Width.SHORT, "Probing interval");
 
     private final Map<String, Integer> taskCounts;
     private final ExpansionPolicy expansionPolicy;
@@ -208,6 +237,7 @@ public final class KeyPreservingAssignorConfig {
     private final String layoutStoreTopic;
     private final short layoutStoreReplicationFactor;
     private final Duration layoutStoreTimeout;
+    private final UnreadableStorePolicy unreadableStorePolicy;
     private final long layoutForgetAfterMs;
     private final String groupId;
     private final String clientId;
@@ -240,6 +270,8 @@ public final class KeyPreservingAssignorConfig {
         this.layoutStoreTopic = (String) parsed.get(LAYOUT_STORE_TOPIC_CONFIG);
         this.layoutStoreReplicationFactor = (Short) parsed.get(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG);
         this.layoutStoreTimeout = Duration.ofMillis(storeBudget(props, (Integer) parsed.get(LAYOUT_STORE_TIMEOUT_MS_CONFIG)));
+        this.unreadableStorePolicy = UnreadableStorePolicy.valueOf(
+                ((String) parsed.get(LAYOUT_STORE_UNREADABLE_POLICY_CONFIG)).toUpperCase(Locale.ROOT));
         this.layoutForgetAfterMs = (Long) parsed.get(LAYOUT_FORGET_AFTER_MS_CONFIG);
         Object group = props.get(ConsumerConfig.GROUP_ID_CONFIG);
         this.groupId = group == null ? "" : group.toString();
@@ -253,7 +285,7 @@ public final class KeyPreservingAssignorConfig {
                 .probingInterval(Duration.ofMillis((Long) parsed.get(PROBING_INTERVAL_MS_CONFIG)))
                 .build();
         this.leaderSettings = new LeaderSettings(taskCounts, expansionPolicy, coPartitioning, layoutForgetAfterMs,
-                placementSettings);
+                placementSettings, unreadableStorePolicy);
     }
 
     /**
@@ -337,6 +369,11 @@ public final class KeyPreservingAssignorConfig {
         return layoutStoreTimeout;
     }
 
+    /** @return the policy of {@value #LAYOUT_STORE_UNREADABLE_POLICY_CONFIG} */
+    UnreadableStorePolicy unreadableStorePolicy() {
+        return unreadableStorePolicy;
+    }
+
     /** @return the value of {@value #LAYOUT_FORGET_AFTER_MS_CONFIG}, ms */
     public long layoutForgetAfterMs() {
         return layoutForgetAfterMs;
@@ -407,6 +444,7 @@ public final class KeyPreservingAssignorConfig {
                 + ", " + CO_PARTITIONING_CONFIG + "=" + coPartitioning
                 + ", " + LAYOUT_STORE_ENABLED_CONFIG + "=" + layoutStoreEnabled + ", " + LAYOUT_STORE_TOPIC_CONFIG
                 + "=" + layoutStoreTopic + ", " + LAYOUT_STORE_TIMEOUT_MS_CONFIG + "=" + layoutStoreTimeout.toMillis()
+                + ", " + LAYOUT_STORE_UNREADABLE_POLICY_CONFIG + "=" + unreadableStorePolicy.name().toLowerCase(Locale.ROOT)
                 + ", " + LAYOUT_FORGET_AFTER_MS_CONFIG + "=" + layoutForgetAfterMs
                 + ", " + TASK_STATE_LISTENER_CONFIG + "=" + (taskStateListener == null ? "none"
                 : taskStateListener.getClass().getName()) + ", " + ACCEPTABLE_RECOVERY_LAG_CONFIG + "="

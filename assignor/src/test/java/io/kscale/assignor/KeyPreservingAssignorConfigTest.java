@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kscale.assignor.internals.layout.CoPartitioning;
 import io.kscale.assignor.internals.layout.ExpansionPolicy;
+import io.kscale.assignor.internals.leader.UnreadableStorePolicy;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -25,6 +26,10 @@ class KeyPreservingAssignorConfigTest {
         assertThat(config.layoutStoreReplicationFactor()).isEqualTo((short) -1);
         assertThat(config.layoutStoreTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.layoutForgetAfterMs()).isEqualTo(Duration.ofHours(24).toMillis());
+        assertThat(config.unreadableStorePolicy()).isEqualTo(UnreadableStorePolicy.HOLD);
+        assertThat(config.leaderSettings().unreadableStorePolicy()).isEqualTo(UnreadableStorePolicy.HOLD);
+        assertThat(new KeyPreservingAssignorConfig(Map.of(KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG,
+                "Provisional")).leaderSettings().unreadableStorePolicy()).isEqualTo(UnreadableStorePolicy.PROVISIONAL);
         assertThat(config.groupId()).isEqualTo("g");
         assertThat(config.taskStateListener()).isEmpty();
         assertThat(config.acceptableRecoveryLag()).isEqualTo(10_000L);
@@ -151,5 +156,16 @@ class KeyPreservingAssignorConfigTest {
         assertThatThrownBy(() -> assignor.configure(Map.of(KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG, "grow")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining(KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG);
+    }
+
+    /** Issue 17, finding 1: what the group does while the layout store cannot be read; a bad value names the choices. */
+    @Test
+    void shouldRejectAnUnknownUnreadableStorePolicy() {
+        String key = KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG;
+
+        assertThatThrownBy(() -> new KeyPreservingAssignorConfig(Map.of(key, "wait")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(key).hasMessageContaining("wait")
+                .hasMessageContaining("HOLD").hasMessageContaining("PROVISIONAL");
     }
 }

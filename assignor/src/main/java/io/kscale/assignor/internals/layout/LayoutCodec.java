@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.layout;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -31,6 +32,9 @@ import java.util.TreeMap;
  *           1      flags, varint: 1 a topic id follows, 2 a missing-since time follows, 3 both
  *           8      the fingerprint of the topic id, big-endian, not 0 (flag 1; see {@link TopicLayout})
  *           1-9    missing since, epoch ms, varint (flag 2)
+ *   version 2 appends, after the version 1 section (written in full, flags 0 included):
+ *           1-3    number of provisional topics, varint (at least 1)
+ *           1-3    per provisional topic its index in name order, varint, ascending
  * </pre>
  * A layout is written in version 0 when no topic has an id or a stamp (so it is byte for byte what
  * kscale wrote before topic ids), else in version 1; a version 1 message in which no topic has
@@ -52,8 +56,9 @@ import java.util.TreeMap;
  * prefix and ignores the rest, so members on mixed versions keep sharing T during a rolling
  * upgrade; an incompatible change needs a new magic byte, which old readers reject. A reader of
  * version 0 (kscale before topic ids) reads a version 1 message as the layout without ids and
- * stamps, and reports it so; {@link LayoutMerge} takes that for the same layout. A version 0 or 1
- * message with bytes after its body is rejected.
+ * stamps, and reports it so; {@link LayoutMerge} takes that for the same layout. A version 1
+ * reader (kscale before issue 17) reads a version 2 message without its provisional marks. A
+ * message of a version this class knows with bytes after its body is rejected.
  *
  * <p>Untrusted input: {@link #decode(ByteBuffer)} never throws for any bytes. The checksum
  * rejects accidental corruption (every single-bit flip, every truncation); the bounds on every
@@ -66,6 +71,10 @@ public final class LayoutCodec {
     static final byte MAGIC = 0x4C;
     static final byte VERSION_0 = MessageFrame.VERSION_0;
     static final byte VERSION_1 = MessageFrame.VERSION_1;
+    /** Adds the provisional marks (issue 17). */
+    static final byte VERSION_2 = 2;
+    /** The newest version this class reads in full and writes. */
+    static final byte VERSION = VERSION_2;
     private static final int HAS_ID = 1;
     private static final int HAS_MISSING_SINCE = 2;
     static final int HEADER_SIZE = MessageFrame.HEADER_SIZE;
@@ -83,9 +92,10 @@ public final class LayoutCodec {
      * @return a new heap buffer holding exactly the message, positioned at 0
      */
     public static ByteBuffer encode(GroupLayout layout) {
-        boolean identified = layout.topics().stream()
+        boolean provisional = layout.topics().stream().anyMatch(TopicLayout::isProvisional);
+        boolean identified = provisional || layout.topics().stream()
                 .anyMatch(topic -> topic.topicId().isPresent() || topic.missingSince().isPresent());
-        ByteArrayOutputStream out = MessageFrame.start(MAGIC, identified ? VERSION_1 : VERSION_0);
+        ByteArrayOutputStream out = MessageFrame.start(MAGIC, provisional ? VERSION_2 : identified ? VERSION_1 : VERSION_0);
         Varints.write(out, layout.epoch());
         Varints.write(out, layout.byName().size());
         byte[] previous = new byte[0];
@@ -102,6 +112,15 @@ public final class LayoutCodec {
         if (identified) {
             for (TopicLayout topic : layout.topics()) {
                 writeIdentity(out, topic);
+            }
+        }
+        if (provisional) {
+            List<TopicLayout> topics = layout.topics();
+            Varints.write(out, topics.stream().filter(TopicLayout::isProvisional).count());
+            for (int i = 0; i < topics.size(); i++) {
+                if (topics.get(i).isProvisional()) {
+                    Varints.write(out, i);
+                }
             }
         }
         return MessageFrame.finish(out);
@@ -132,19 +151,55 @@ public final class LayoutCodec {
      *         magic byte; never throws
      */
     public static Optional<GroupLayout> decode(ByteBuffer buffer) {
+        return decode(buffer, VERSION);
+    }
+
+    /**
+     * Decodes as a reader that knows the versions up to {@code readerVersion}: with
+     * {@link #VERSION_1}, exactly as kscale did before provisional marks (tests).
+     */
+    static Optional<GroupLayout> decode(ByteBuffer buffer, int readerVersion) {
         Optional<MessageFrame.Body> opened = MessageFrame.open(buffer, MAGIC);
         if (opened.isEmpty()) {
             return Optional.empty();
         }
         MessageFrame.Body body = opened.get();
         GroupLayout layout = readBody(body.in());
-        if (layout != null && body.version() >= VERSION_1) {
+        if (layout != null && body.version() >= VERSION_1 && readerVersion >= VERSION_1) {
             layout = readIdentities(layout, body.in(), body.version() == VERSION_1);
         }
-        if (layout == null || !body.endsWell(VERSION_1)) {
+        if (layout != null && body.version() >= VERSION_2 && readerVersion >= VERSION_2) {
+            layout = readProvisional(layout, body.in());
+        }
+        if (layout == null || !body.endsWell(readerVersion)) {
             return Optional.empty();
         }
         return Optional.of(layout);
+    }
+
+    /**
+     * Reads the version 2 section: which topics are provisional.
+     *
+     * @return the layout with them marked, or null if malformed (none, out of order or out of range)
+     */
+    private static GroupLayout readProvisional(GroupLayout layout, ByteBuffer in) {
+        List<TopicLayout> topics = layout.topics();
+        long count = Varints.read(in, topics.size());
+        if (count < 1) {
+            return null;
+        }
+        SortedMap<String, TopicLayout> marked = new TreeMap<>(layout.byName());
+        long previous = -1;
+        for (long i = 0; i < count; i++) {
+            long index = Varints.read(in, topics.size() - 1L);
+            if (index <= previous) {
+                return null;
+            }
+            TopicLayout topic = topics.get((int) index);
+            marked.put(topic.topic(), topic.withProvisional(true));
+            previous = index;
+        }
+        return GroupLayout.ofSorted(layout.epoch(), marked);
     }
 
     /**

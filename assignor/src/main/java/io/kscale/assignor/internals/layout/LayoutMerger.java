@@ -37,7 +37,8 @@ public final class LayoutMerger {
             // Only to make the order total (a TreeSet keeps one of two layouts it finds equal):
             // layouts of one epoch that differ in id or stamp come from leaders that diverged.
             .thenComparingLong(topic -> topic.topicId().orElse(TopicLayout.NO_ID))
-            .thenComparingLong(topic -> topic.missingSince().orElse(TopicLayout.NOT_MISSING));
+            .thenComparingLong(topic -> topic.missingSince().orElse(TopicLayout.NOT_MISSING))
+            .thenComparing(TopicLayout::isProvisional);
 
     private LayoutMerger() {
     }

@@ -27,6 +27,12 @@ import java.util.OptionalLong;
  * is 2<sup>-64</sup> per re-creation. A layout without one (made before topic ids, or from
  * metadata without them) adopts the id the metadata names.
  *
+ * <p>Provisional. When no member knew the topic's layout and the layout store could not be read
+ * (a full restart against a busy cluster, say), T was taken from the partition count without
+ * knowing whether the store holds another: such a layout is provisional. It is never stored, it
+ * travels in userData marked as such (so the next leader reads the store again), and the stored
+ * T replaces it once the store is read (see {@code LayoutAgreement} and {@link ProvisionalTopics}).
+ *
  * <p>Missing since. When no member subscribes to the topic and the leader's metadata lacks it,
  * the leader stamps the time it first saw that; the stamp travels with the layout (userData,
  * assignment, store), so a new leader counts the grace period from the same moment and a
@@ -56,13 +62,20 @@ public final class TopicLayout {
     private final int partitionCount;
     private final long topicId;
     private final long missingSinceMs;
+    private final boolean provisional;
 
     private TopicLayout(String topic, int taskCount, int partitionCount, long topicId, long missingSinceMs) {
+        this(topic, taskCount, partitionCount, topicId, missingSinceMs, false);
+    }
+
+    private TopicLayout(String topic, int taskCount, int partitionCount, long topicId, long missingSinceMs,
+                        boolean provisional) {
         this.topic = topic;
         this.taskCount = taskCount;
         this.partitionCount = partitionCount;
         this.topicId = topicId;
         this.missingSinceMs = missingSinceMs;
+        this.provisional = provisional;
     }
 
     /**
@@ -100,7 +113,7 @@ public final class TopicLayout {
         if (topicIdFingerprint == NO_ID) {
             throw new IllegalArgumentException("topic '" + topic + "': topic id fingerprint 0 means no id");
         }
-        return new TopicLayout(topic, taskCount, partitionCount, topicIdFingerprint, missingSinceMs);
+        return new TopicLayout(topic, taskCount, partitionCount, topicIdFingerprint, missingSinceMs, provisional);
     }
 
     /**
@@ -112,18 +125,33 @@ public final class TopicLayout {
         if (epochMs < 0) {
             throw new IllegalArgumentException("topic '" + topic + "': missing since " + epochMs + " is negative");
         }
-        return new TopicLayout(topic, taskCount, partitionCount, topicId, epochMs);
+        return new TopicLayout(topic, taskCount, partitionCount, topicId, epochMs, provisional);
     }
 
     /** @return this layout without a missing-since stamp: the topic is subscribed or in the metadata again */
     public TopicLayout present() {
-        return missingSinceMs == NOT_MISSING ? this : new TopicLayout(topic, taskCount, partitionCount, topicId, NOT_MISSING);
+        return missingSinceMs == NOT_MISSING ? this
+                : new TopicLayout(topic, taskCount, partitionCount, topicId, NOT_MISSING, provisional);
+    }
+
+    /**
+     * @param provisional whether T came from the partition count while the layout store could not be read
+     * @return this layout, marked so or not
+     */
+    public TopicLayout withProvisional(boolean provisional) {
+        return provisional == this.provisional ? this
+                : new TopicLayout(topic, taskCount, partitionCount, topicId, missingSinceMs, provisional);
+    }
+
+    /** @return whether T is provisional: taken from the partition count while the layout store could not be read */
+    public boolean isProvisional() {
+        return provisional;
     }
 
     /** The same T, partition count, id and stamp, for another count: ids carry over expansions. */
     TopicLayout withCounts(int newTaskCount, int newPartitionCount) {
         TopicLayout counted = of(topic, newTaskCount, newPartitionCount);
-        return new TopicLayout(topic, counted.taskCount, counted.partitionCount, topicId, missingSinceMs);
+        return new TopicLayout(topic, counted.taskCount, counted.partitionCount, topicId, missingSinceMs, provisional);
     }
 
     /**
@@ -187,11 +215,13 @@ public final class TopicLayout {
     /**
      * Whether {@code other} is this layout as a reader that knows fewer fields left it: the same
      * tasks, and an id and stamp that are this one's or absent. A member on an older kscale
-     * decodes a newer layout without its id and stamp and reports it so; that is no disagreement.
+     * decodes a newer layout without its id, stamp and provisional mark and reports it so; that is
+     * no disagreement.
      */
     boolean covers(TopicLayout other) {
         return sameTasks(other) && (other.topicId == NO_ID || other.topicId == topicId)
-                && (other.missingSinceMs == NOT_MISSING || other.missingSinceMs == missingSinceMs);
+                && (other.missingSinceMs == NOT_MISSING || other.missingSinceMs == missingSinceMs)
+                && (!other.provisional || provisional);
     }
 
     /** @return whether the partition count is a multiple of T, so every key is in task {@code hash % T} */
@@ -243,19 +273,21 @@ public final class TopicLayout {
             return false;
         }
         TopicLayout that = (TopicLayout) o;
-        return sameTasks(that) && topicId == that.topicId && missingSinceMs == that.missingSinceMs;
+        return sameTasks(that) && topicId == that.topicId && missingSinceMs == that.missingSinceMs
+                && provisional == that.provisional;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(topic, taskCount, partitionCount, topicId, missingSinceMs);
+        return Objects.hash(topic, taskCount, partitionCount, topicId, missingSinceMs, provisional);
     }
 
     @Override
     public String toString() {
         return topic + "(T=" + taskCount + ", partitions " + partitionCount
                 + (topicId == NO_ID ? "" : ", id " + idString(topicId))
-                + (missingSinceMs == NOT_MISSING ? "" : ", missing since " + missingSinceMs) + ")";
+                + (missingSinceMs == NOT_MISSING ? "" : ", missing since " + missingSinceMs)
+                + (provisional ? ", provisional" : "") + ")";
     }
 
     /** @return a fingerprint as 16 hex digits, as logs show it */

@@ -7,6 +7,7 @@ import io.kscale.assignor.internals.layout.LayoutChange;
 import io.kscale.assignor.internals.layout.LayoutMerge;
 import io.kscale.assignor.internals.layout.LayoutUpdate;
 import io.kscale.assignor.internals.layout.MergeConflict;
+import io.kscale.assignor.internals.layout.ProvisionalTopics;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import io.kscale.assignor.internals.store.KafkaLayoutStore;
@@ -19,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -54,6 +56,8 @@ public final class LayoutAgreement {
     private final LayoutPersistence persistence;
     private final AssignorMetrics metrics;
     private final Set<String> recreated = new TreeSet<>();
+    private Set<String> held = Set.of();
+    private long retryDelayMs = -1;
 
     public LayoutAgreement(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics) {
         this.settings = settings;
@@ -72,30 +76,132 @@ public final class LayoutAgreement {
         List<GroupLayout> layouts = new ArrayList<>(reported);
         LayoutMerge merge = GroupLayout.merge(layouts);
         Map<String, Integer> counts = partitionCounts(subscribed, metadata);
-        if (counts.keySet().stream().anyMatch(topic -> merge.layout().topic(topic).isEmpty())) {
+        boolean unknown = !ProvisionalTopics.unknown(merge.layout(), counts.keySet()).isEmpty();
+        boolean provisional = !ProvisionalTopics.of(merge.layout()).isEmpty();
+        Optional<GroupLayout> newer = persistence.takeNewer();
+        LayoutStore.Loaded loaded = null;
+        GroupLayout base = merge.layout();
+        if (unknown || provisional) {
             // The only store I/O on this thread, once per rebalance, within one budget (LayoutPersistence).
-            Optional<GroupLayout> stored = persistence.load();
-            if (stored.isPresent()) {
-                layouts.add(stored.get());
-                log.info("No member knew the layout of every subscribed topic; read epoch {} from the layout store",
-                        stored.get().epoch());
+            loaded = persistence.load();
+            if (loaded.layout().isPresent()) {
+                log.info("No member knew the layout of every subscribed topic{}; read epoch {} from the layout store",
+                        provisional ? " for sure (some were provisional)" : "", loaded.layout().get().epoch());
+            }
+            if (!loaded.failed()) {
+                base = settle(base, loaded.layout(), metadata);
             }
         }
-        LayoutMerge merged = layouts.size() == reported.size() ? merge : GroupLayout.merge(layouts);
+        Optional<GroupLayout> stored = loaded != null ? loaded.layout() : newer;
+        if (stored.isPresent()) {
+            layouts.add(stored.get());
+            layouts.add(base);
+        }
+        LayoutMerge merged = stored.isEmpty() && base == merge.layout() ? merge : GroupLayout.merge(layouts);
         for (MergeConflict conflict : merged.conflicts()) {
             log.warn(conflict.message());
         }
-        LayoutUpdate update = merged.layout().withPartitionCounts(counts, TopicIds.of(metadata, counts.keySet()),
+        boolean unreadable = loaded != null && loaded.failed();
+        Set<String> unsafe = unreadable ? unsafeTopics(merged.layout(), counts.keySet()) : Set.of();
+        held = settings.unreadableStorePolicy() == UnreadableStorePolicy.HOLD ? unsafe : Set.of();
+        Map<String, Integer> placeable = counts;
+        if (!held.isEmpty()) {
+            placeable = new TreeMap<>(counts);
+            placeable.keySet().removeAll(held);
+        }
+        LayoutUpdate update = merged.layout().withPartitionCounts(placeable, TopicIds.of(metadata, placeable.keySet()),
                 settings.expansionPolicy(), settings.taskCounts());
-        update.changes().forEach(change -> report(change, metadata));
-        LayoutUpdate retention = update.layout().withLiveTopics(liveTopics(update.layout(), subscribed, metadata),
+        GroupLayout counted = update.layout();
+        if (!unsafe.isEmpty() && held.isEmpty()) {
+            counted = ProvisionalTopics.mark(counted, unsafe, true);
+        }
+        // A declared count is no guess: it confirms a provisional T (the DECLARED change applied it).
+        counted = ProvisionalTopics.confirm(counted, settings.taskCounts().keySet());
+        Set<String> marked = ProvisionalTopics.of(counted).keySet();
+        // A provisional topic's ADDED is no news: reportUnsafe logs it at ERROR.
+        update.changes().stream()
+                .filter(change -> !(marked.contains(change.topic()) && change.kind() == LayoutChange.Kind.ADDED))
+                .forEach(change -> report(change, metadata));
+        LayoutUpdate retention = counted.withLiveTopics(liveTopics(counted, subscribed, metadata),
                 nowMs, settings.layoutForgetAfterMs());
         retention.changes().forEach(change -> report(change, metadata));
         GroupLayout layout = retention.layout();
+        reportUnsafe(layout, unreadable);
         // Every rebalance, not only those that change the epoch: a save that failed is retried, and
-        // a new leader stores what it cannot know its predecessor stored (issue 11).
+        // a new leader stores what it cannot know its predecessor stored (issue 11). The writer reads
+        // the store before it saves, and never saves a provisional layout (issue 17).
         persistence.offer(layout);
         return layout;
+    }
+
+    /**
+     * The topics a failed read leaves unsafe: subscribed, in the metadata, known to no member and
+     * without a declared count, so their T could only come from the partition count.
+     */
+    private Set<String> unsafeTopics(GroupLayout layout, Set<String> inMetadata) {
+        Set<String> unsafe = ProvisionalTopics.unknown(layout, inMetadata);
+        unsafe.removeAll(settings.taskCounts().keySet());
+        return unsafe;
+    }
+
+    /**
+     * Settles the provisional topics of the members' layout by what the store holds, which a read
+     * in this rebalance returned: the stored T wins; a different one is an affinity break.
+     */
+    private GroupLayout settle(GroupLayout reported, Optional<GroupLayout> stored, Cluster metadata) {
+        ProvisionalTopics.Resolution resolution = ProvisionalTopics.resolve(reported, stored);
+        for (ProvisionalTopics.Resolved resolved : resolution.resolved()) {
+            if (resolved.breaksAffinity()) {
+                metrics.affinityBroken();
+                metrics.layoutChanged();
+                log.error("{} The layout store could be read again; {} is its setting for the next time it cannot.",
+                        resolved.message(), KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG);
+            } else {
+                log.info(resolved.message());
+            }
+        }
+        return resolution.layout();
+    }
+
+    /** Logs at ERROR and shows in the metrics the topics held or running on a provisional T; sets when to read again. */
+    private void reportUnsafe(GroupLayout layout, boolean unreadable) {
+        Map<String, TopicLayout> provisional = ProvisionalTopics.of(layout);
+        metrics.storeUnreadable(held.size(), provisional.size());
+        if (held.isEmpty() && provisional.isEmpty()) {
+            return;
+        }
+        retryDelayMs = persistence.retryDelay().toMillis();
+        if (!held.isEmpty()) {
+            log.error("The layout store could not be read, and no member knows the task count T of topics {}: they are "
+                    + "not assigned until the store can be read, so that no key runs on a guessed T ({}=hold). A "
+                    + "follow-up rebalance reads the store again in {} ms (members whose poll loop uses "
+                    + "ExpansionBarrier.poll or FollowUpRebalance.triggerIfDue ask for it). Fix the store (see "
+                    + "layout-store-failures-total and the store's WARN), declare T in {}, or set {}=provisional.",
+                    held, KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG, retryDelayMs,
+                    KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG,
+                    KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG);
+        }
+        if (!provisional.isEmpty()) {
+            log.error("Topics {} run on a provisional task count T taken from their partition counts, since the layout "
+                    + "store {} when no member knew them. If the store holds another T, it wins once read, and those "
+                    + "topics' keys move to other tasks a second time. Nothing is stored meanwhile. A follow-up "
+                    + "rebalance reads the store again in {} ms ({}=provisional).", provisional.values(),
+                    unreadable ? "cannot be read" : "could not be read", retryDelayMs,
+                    KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG);
+        }
+    }
+
+    /** @return the topics held back in this rebalance: known to no member while the store could not be read */
+    public Set<String> held() {
+        return Collections.unmodifiableSet(held);
+    }
+
+    /**
+     * @return how long until a follow-up rebalance should read the layout store again, if some
+     *     topic is held or provisional
+     */
+    public OptionalLong storeRetryDelayMs() {
+        return retryDelayMs < 0 ? OptionalLong.empty() : OptionalLong.of(retryDelayMs);
     }
 
     /** @return the topics re-created since the layout last saw them: their tasks have no prior owner */

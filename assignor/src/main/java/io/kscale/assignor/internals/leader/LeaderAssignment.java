@@ -213,6 +213,7 @@ public final class LeaderAssignment {
         LayoutAgreement agreement = new LayoutAgreement(settings, persistence, metrics);
         GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
         recreated = agreement.recreated();
+        agreement.storeRetryDelayMs().ifPresent(delay -> warmups.storeRetry(java.time.Duration.ofMillis(delay)));
         return layout;
     }
 

@@ -18,9 +18,18 @@ public final class LeaderSettings {
     private final CoPartitioning coPartitioning;
     private final long layoutForgetAfterMs;
     private final PlacementSettings placement;
+    private final UnreadableStorePolicy unreadableStorePolicy;
 
+    /** Settings that hold topics while the layout store cannot be read ({@link UnreadableStorePolicy#HOLD}). */
     public LeaderSettings(Map<String, Integer> taskCounts, ExpansionPolicy expansionPolicy,
                           CoPartitioning coPartitioning, long layoutForgetAfterMs, PlacementSettings placement) {
+        this(taskCounts, expansionPolicy, coPartitioning, layoutForgetAfterMs, placement, UnreadableStorePolicy.HOLD);
+    }
+
+    public LeaderSettings(Map<String, Integer> taskCounts, ExpansionPolicy expansionPolicy,
+                          CoPartitioning coPartitioning, long layoutForgetAfterMs, PlacementSettings placement,
+                          UnreadableStorePolicy unreadableStorePolicy) {
+        this.unreadableStorePolicy = Objects.requireNonNull(unreadableStorePolicy, "unreadableStorePolicy");
         this.taskCounts = Map.copyOf(taskCounts);
         this.expansionPolicy = Objects.requireNonNull(expansionPolicy, "expansionPolicy");
         this.coPartitioning = Objects.requireNonNull(coPartitioning, "coPartitioning");
@@ -44,6 +53,11 @@ public final class LeaderSettings {
     /** {@code kscale.assignor.layout.forget.after.ms}. */
     public long layoutForgetAfterMs() {
         return layoutForgetAfterMs;
+    }
+
+    /** {@code kscale.assignor.layout.store.unreadable.policy}. */
+    public UnreadableStorePolicy unreadableStorePolicy() {
+        return unreadableStorePolicy;
     }
 
     /** Warmups, standbys and the follow-up rule of the placement engine. */

@@ -39,6 +39,8 @@ public final class WarmupPlan {
     private final Map<String, Long> deadlines = new HashMap<>();
     private int placementWarmups;
     private int pendingMoves;
+    /** When every member should rebalance to read the layout store again (issue 17), or null. */
+    private Long storeRetry;
 
     /** @param now the leader's clock, epoch ms */
     public WarmupPlan(long now) {
@@ -93,6 +95,16 @@ public final class WarmupPlan {
         });
     }
 
+    /**
+     * Asks every member for a follow-up rebalance, so that the leader reads the layout store again
+     * (topics are held or provisional): the earlier of this and a member's warmup deadline.
+     *
+     * @param delay from now
+     */
+    public void storeRetry(Duration delay) {
+        storeRetry = deadline(delay);
+    }
+
     private long deadline(Duration delay) {
         long millis = delay.toMillis();
         return millis > Long.MAX_VALUE - 1 - now ? Long.MAX_VALUE - 1 : now + millis;
@@ -109,6 +121,9 @@ public final class WarmupPlan {
     public ByteBuffer userData(String member, ByteBuffer layoutBytes, GroupLayout layout, ByteBuffer plain) {
         Set<List<String>> memberGroups = groups.get(member);
         Long deadline = deadlines.get(member);
+        if (storeRetry != null) {
+            deadline = deadline == null ? storeRetry : Math.min(deadline, storeRetry);
+        }
         if (memberGroups == null && deadline == null) {
             return plain.duplicate();
         }

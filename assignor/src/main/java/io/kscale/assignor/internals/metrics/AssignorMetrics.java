@@ -53,6 +53,9 @@ public final class AssignorMetrics {
     private volatile Time storeClock = Time.SYSTEM;
     /** What the last assignment this member computed as leader warms up; one value, so gauges never mix two. */
     private volatile Warmups warmups = new Warmups(0, 0, 0);
+    /** Topics the last assignment this member computed as leader held back, and ran on a provisional T. */
+    private volatile int heldTopics;
+    private volatile int provisionalTopics;
 
     /** Metrics in the JVM-wide registry, in JMX. */
     public AssignorMetrics(String clientId) {
@@ -111,6 +114,12 @@ public final class AssignorMetrics {
         gauge("follow-up-delay-ms", "Milliseconds from the last assignment to the earliest follow-up deadline it "
                 + "sent to a warming member; 0 if it sent none. A member asks earlier by itself once a warmup has "
                 + "caught up.", (config, now) -> warmups.followUpDelayMs);
+        gauge("held-topics", "Topics the last assignment this member computed as leader did not assign because no "
+                + "member knew their task count and the layout store could not be read "
+                + "(kscale.assignor.layout.store.unreadable.policy=hold); 0 normally.", (config, now) -> heldTopics);
+        gauge("provisional-topics", "Topics the last assignment this member computed as leader ran on a provisional "
+                + "task count, taken from the partition count while the layout store could not be read; the stored "
+                + "one replaces it once read, moving keys if it differs. 0 normally.", (config, now) -> provisionalTopics);
     }
 
     /** Metrics kept in a registry of their own, outside JMX: for an assignor that is not configured yet. */
@@ -188,6 +197,17 @@ public final class AssignorMetrics {
     public void coPartitioning(int mismatches, int warnings) {
         coPartitioningMismatches = mismatches;
         coPartitioningWarnings.record(warnings);
+    }
+
+    /**
+     * Records what the leader's last assignment could not place safely for want of the layout store.
+     *
+     * @param held topics not assigned
+     * @param provisional topics assigned on a provisional task count
+     */
+    public void storeUnreadable(int held, int provisional) {
+        this.heldTopics = held;
+        this.provisionalTopics = provisional;
     }
 
     public void layoutEpoch(long epoch) {

@@ -26,7 +26,9 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -36,6 +38,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
@@ -46,6 +49,7 @@ import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
@@ -215,7 +219,7 @@ public final class KafkaLayoutStore implements LayoutStore {
         this.producerSettings = producerSettings(consumerConfigs);
         Map<String, Object> consumerSettings = consumerSettings(consumerConfigs);
         this.reader = new LayoutTopicReader(new TopicPartition(topic, PARTITION), key,
-                () -> clients.consumer(consumerSettings));
+                () -> clients.consumer(consumerSettings), this::describeTopicId);
     }
 
     /** @return how many loads and saves failed so far, malformed stored values included */
@@ -245,14 +249,46 @@ public final class KafkaLayoutStore implements LayoutStore {
         }
         failures.incrementAndGet();
         log.warn("Could not read the stored layout of group {} from topic {} in time: {}. The leader goes on with the "
-                + "layouts its members report, or derives the layout from the partition counts if none does ({} "
-                + "layout store failures so far).", groupId, topic, cause, failures.get());
+                + "layouts its members report, stores nothing until a read succeeds, and follows {} for topics no "
+                + "member knows ({} layout store failures so far).", groupId, topic, cause,
+                KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG, failures.get());
         return Loaded.FAILED;
     }
 
     /** @return records the loads of this store read so far (tests: each load reads only what is new) */
     public long recordsRead() {
         return reader.recordsRead();
+    }
+
+    /**
+     * The store topic's id, from a short-lived admin client (the consumer API has no topic ids):
+     * how the reader tells a re-created topic whatever its end offset (issue 17).
+     *
+     * @return the id, or null if the topic does not exist or the brokers give none
+     */
+    private Uuid describeTopicId(String name, Deadline deadline) {
+        Admin admin = clients.admin(adminSettings);
+        try {
+            long left = deadline.remainingMs();
+            TopicDescription description = admin.describeTopics(List.of(name),
+                    new DescribeTopicsOptions().timeoutMs((int) Math.min(Integer.MAX_VALUE, Math.max(1, left))))
+                    .topicNameValues().get(name).get(left, TimeUnit.MILLISECONDS);
+            Uuid id = description == null ? null : description.topicId();
+            return id == null || Uuid.ZERO_UUID.equals(id) ? null : id;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return null;
+            }
+            throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause()
+                    : new org.apache.kafka.common.KafkaException(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new TimeoutException("describing topic " + name);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.apache.kafka.common.errors.InterruptException(e);
+        } finally {
+            closeQuietly("admin client", () -> admin.close(deadline.remainingAtMost(MAX_CLOSE_TIMEOUT)));
+        }
     }
 
     private Loaded decode(ConsumerRecord<byte[], byte[]> latest) {

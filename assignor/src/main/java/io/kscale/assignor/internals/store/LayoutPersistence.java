@@ -3,10 +3,12 @@ package io.kscale.assignor.internals.store;
 import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.assignor.KeyPreservingAssignorConfig;
 import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.ProvisionalTopics;
 import io.kscale.assignor.internals.leader.LayoutAgreement;
 import io.kscale.assignor.internals.member.ConsumerCloseWatch;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -51,17 +53,36 @@ import org.slf4j.LoggerFactory;
  * {@value KeyPreservingAssignorConfig#LAYOUT_STORE_TIMEOUT_MS_CONFIG}, which the settings keep
  * well below the rebalance timeouts. So the store costs one rebalance at most that budget.
  *
- * <p>Threads: {@link #load} and {@link #offer} on the consumer's thread; saves on the writer; the
- * state both share under {@link #lock}.
+ * <p><b>Read before write</b> (issue 17). A save never replaces what it has not read: the writer
+ * reads the store right before each save (incrementally, see {@link LayoutTopicReader}) and
+ * saves only if that read succeeds and finds nothing, an older epoch, or the same layout with
+ * fewer fields (written by an older kscale). A stored layout of a higher epoch, or of the same
+ * epoch with other content (another leader of the group wrote it, or another application with
+ * WRITE on the topic), is not replaced: the next rebalance merges it ({@link #takeNewer}), and
+ * the layout that comes out of that has a higher epoch. A layout with provisional topics (see
+ * {@code TopicLayout}) is never saved: its T came from partition counts while the store could not
+ * be read, and the store may hold the real one. Before issue 17 a failed load was followed by a
+ * save of such a layout, which replaced the stored T for good.
+ *
+ * <p><b>Retrying a failed read.</b> While topics are held or provisional because the store could
+ * not be read, the leader asks for a follow-up rebalance after {@link #retryDelay()}: 10 s after
+ * the first failed read, doubling up to 5 minutes, back to 10 s after a read succeeds.
+ *
+ * <p>Threads: {@link #load}, {@link #offer}, {@link #takeNewer} and {@link #retryDelay} on the
+ * consumer's thread; saves, and the reads before them, on the writer; the state both share under
+ * {@link #lock}.
  */
 public final class LayoutPersistence {
 
     /** How long the writer thread waits for more work before it ends. */
     static final Duration WRITER_IDLE = Duration.ofMinutes(1);
 
+    /** The first delay of a follow-up rebalance that reads the store again; doubled after each failed read. */
+    public static final Duration RETRY_MIN = Duration.ofSeconds(10);
+    /** The longest delay between two follow-up rebalances that read the store again. */
+    public static final Duration RETRY_MAX = Duration.ofMinutes(5);
+
     private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
-    private static final long UNKNOWN = Long.MIN_VALUE;
-    private static final long NOTHING_STORED = Long.MIN_VALUE + 1;
 
     private final LayoutStore store;
     /** Where saves run when given; else {@link #ownWriter}, started when needed. */
@@ -72,8 +93,14 @@ public final class LayoutPersistence {
     private final AssignorMetrics metrics;
 
     private final Object lock = new Object();
-    /** The epoch the store is known to hold, {@link #NOTHING_STORED}, or {@link #UNKNOWN}. */
-    private long storedEpoch = UNKNOWN;
+    /** Whether {@link #stored} tells what the store holds (from a read or a save of this instance). */
+    private boolean storeKnown;
+    /** The layout the store holds, null for none; meaningful when {@link #storeKnown}. */
+    private GroupLayout stored;
+    /** A stored layout the writer found newer than the one offered, for the next rebalance to merge. */
+    private GroupLayout newer;
+    /** Reads in a row that failed inside a rebalance (the consumer's thread only). */
+    private int failedReads;
     /** The newest layout waiting for the writer. */
     private GroupLayout pending;
     /** Whether a writer task is queued or running. */
@@ -113,43 +140,93 @@ public final class LayoutPersistence {
     }
 
     /**
-     * Reads the stored layout within one budget; counts a failure.
+     * Reads the stored layout within one budget, inside the rebalance; counts a failure.
      *
-     * @return the stored layout, if the store has one and could be read
+     * @return the stored layout (provisional marks, which no kscale stores, taken as facts), nothing
+     *     stored, or a failure: the store could not be read, so nothing is known of what it holds
      */
-    public Optional<GroupLayout> load() {
+    public LayoutStore.Loaded load() {
         if (store == LayoutStore.DISABLED) {
-            return Optional.empty();
+            return LayoutStore.Loaded.NOTHING;
         }
+        LayoutStore.Loaded loaded = read();
+        if (loaded.failed()) {
+            failedReads++;
+            return loaded;
+        }
+        failedReads = 0;
+        metrics.layoutStoreLoaded();
+        synchronized (lock) {
+            newer = null;
+            if (!writing) {
+                remember(loaded.layout().orElse(null));
+            }
+        }
+        return loaded;
+    }
+
+    /** One read within one budget, on either thread; a failure is counted. */
+    private LayoutStore.Loaded read() {
         LayoutStore.Loaded loaded;
         try {
             loaded = store.load(Deadline.after(time, budget));
         } catch (RuntimeException e) {
             // The contract says a store never throws; assign() must not, whatever a store does.
-            log.warn("Reading the layout store failed unexpectedly; going on without the stored layout", e);
+            log.warn("Reading the layout store failed unexpectedly", e);
             loaded = LayoutStore.Loaded.FAILED;
         }
-        if (loaded.failed()) {
+        if (loaded == null || loaded.failed()) {
             metrics.layoutStoreFailed();
-            return Optional.empty();
+            return LayoutStore.Loaded.FAILED;
         }
-        metrics.layoutStoreLoaded();
-        synchronized (lock) {
-            if (!writing) {
-                storedEpoch = loaded.layout().map(GroupLayout::epoch).orElse(NOTHING_STORED);
-            }
+        Optional<GroupLayout> layout = loaded.layout();
+        if (layout.isPresent() && !ProvisionalTopics.of(layout.get()).isEmpty()) {
+            return LayoutStore.Loaded.of(ProvisionalTopics.mark(layout.get(), ProvisionalTopics.of(layout.get()).keySet(),
+                    false));
         }
-        return loaded.layout();
+        return loaded;
+    }
+
+    private void remember(GroupLayout layout) {
+        storeKnown = true;
+        stored = layout;
     }
 
     /**
-     * Has the layout saved, unless the store is known to hold it: at once on the writer, after
-     * the save in progress, if any.
+     * @return a stored layout that the writer found newer than the one it was to save (another
+     *     writer's), once: the caller merges it into the group's layout
+     */
+    public Optional<GroupLayout> takeNewer() {
+        synchronized (lock) {
+            GroupLayout taken = newer;
+            newer = null;
+            return Optional.ofNullable(taken);
+        }
+    }
+
+    /** @return how long until the next follow-up rebalance should read the store again, after the reads that failed in a row */
+    public Duration retryDelay() {
+        int doublings = Math.max(0, Math.min(failedReads - 1, 16));
+        Duration delay = RETRY_MIN.multipliedBy(1L << doublings);
+        return delay.compareTo(RETRY_MAX) > 0 ? RETRY_MAX : delay;
+    }
+
+    /**
+     * Has the layout saved, unless the store is known to hold it or it has provisional topics: at
+     * once on the writer, after the save in progress, if any. The writer reads the store first.
      *
      * @param layout the layout the group agreed on in this rebalance
      */
     public void offer(GroupLayout layout) {
         if (store == LayoutStore.DISABLED) {
+            return;
+        }
+        if (!ProvisionalTopics.of(layout).isEmpty()) {
+            log.debug("Not storing layout epoch {}: topics {} are provisional", layout.epoch(),
+                    ProvisionalTopics.of(layout).keySet());
+            synchronized (lock) {
+                pending = null;
+            }
             return;
         }
         Executor writer;
@@ -180,10 +257,13 @@ public final class LayoutPersistence {
 
     /** Whether the store holds the layout, as far as this instance knows; a group that never had a topic needs nothing. */
     private boolean isStored(GroupLayout layout) {
-        if (layout.isEmpty()) {
-            return layout.epoch() == 0 || storedEpoch == NOTHING_STORED || storedEpoch == layout.epoch();
+        if (layout.isEmpty() && layout.epoch() == 0) {
+            return true;
         }
-        return storedEpoch == layout.epoch();
+        if (!storeKnown) {
+            return false;
+        }
+        return stored == null ? layout.isEmpty() : stored.equals(layout);
     }
 
     /** On the writer: saves the pending layout, then any newer one offered meanwhile. */
@@ -201,17 +281,63 @@ public final class LayoutPersistence {
                     continue; // offered again while its save ran
                 }
             }
-            boolean saved = save(next);
+            boolean saved = readThenSave(next);
             synchronized (lock) {
-                if (saved) {
-                    storedEpoch = next.isEmpty() ? NOTHING_STORED : next.epoch();
-                } else if (pending == null) {
+                if (!saved && pending == null) {
                     // The next rebalance offers the layout again.
                     writing = false;
                     return;
                 }
             }
         }
+    }
+
+    /**
+     * On the writer: reads what the store holds, then saves the layout if that may replace it.
+     *
+     * @return whether the store holds the layout now
+     */
+    private boolean readThenSave(GroupLayout next) {
+        LayoutStore.Loaded current = read();
+        if (current.failed()) {
+            return false; // offered again at the next rebalance, read again then
+        }
+        GroupLayout held = current.layout().orElse(null);
+        synchronized (lock) {
+            remember(held);
+        }
+        if (held == null ? next.isEmpty() : held.equals(next)) {
+            return true;
+        }
+        if (held != null && !mayReplace(next, held)) {
+            synchronized (lock) {
+                newer = held;
+            }
+            log.warn("The layout store holds epoch {} of the group's layout, not older than the epoch {} this leader "
+                    + "agreed on, and other: {}. Not replacing it; the next rebalance merges it. Another leader of the "
+                    + "group wrote it, or another application with WRITE on the store topic (give each group a topic "
+                    + "of its own with {}).", held.epoch(), next.epoch(), held,
+                    KeyPreservingAssignorConfig.LAYOUT_STORE_TOPIC_CONFIG);
+            return false;
+        }
+        boolean saved = save(next);
+        if (saved) {
+            synchronized (lock) {
+                remember(next.isEmpty() ? null : next);
+            }
+        }
+        return saved;
+    }
+
+    /**
+     * Whether {@code next} may replace {@code held}: it has a higher epoch, or the same epoch and
+     * holds all of {@code held} (the same layout as an older kscale wrote it, without ids).
+     */
+    static boolean mayReplace(GroupLayout next, GroupLayout held) {
+        if (next.epoch() != held.epoch()) {
+            return next.epoch() > held.epoch();
+        }
+        return GroupLayout.merge(List.of(next, held)).layout().equals(next);
     }
 
     private boolean save(GroupLayout layout) {

@@ -8,6 +8,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,8 +22,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Example: the topic holds {@code [0] g1, [1] g2, [2] g1}. The first load for {@code g1}
  * reads offsets 0-2 and keeps record 2. Then {@code [3] g2, [4] g1} are appended: the next load
- * reads offsets 3-4 only and keeps record 4. Were the topic deleted and created again (its end
- * offset below the position), the reader starts over from the beginning.
+ * reads offsets 3-4 only and keeps record 4. Were the topic deleted and created again, the reader
+ * starts over from the beginning: it keeps the topic's id from the load that started reading and
+ * compares it at every load (issue 17; before, only an end offset below the position told, and a
+ * re-created topic already written past that position went unnoticed, its records read as if
+ * appended to the old one), and still checks the end offset where no id can be had.
  *
  * <p>The consumer is unsubscribed ({@code assign()}, no group, no committed offsets) and has no
  * thread of its own: between loads it holds an idle connection at most, which the broker closes
@@ -41,8 +45,11 @@ public final class LayoutTopicReader {
     private final List<TopicPartition> partitions;
     private final byte[] key;
     private final Supplier<Consumer<byte[], byte[]>> consumers;
+    private final TopicIds topicIds;
 
     private Consumer<byte[], byte[]> consumer;
+    /** The id of the topic the position belongs to; null if none could be had. */
+    private Uuid topicId;
     /** The group's newest record among those read, or null. */
     private ConsumerRecord<byte[], byte[]> latest;
     private long recordsRead;
@@ -53,10 +60,17 @@ public final class LayoutTopicReader {
      * @param consumers creates the consumer, at the first read and after a failure
      */
     public LayoutTopicReader(TopicPartition partition, byte[] key, Supplier<Consumer<byte[], byte[]>> consumers) {
+        this(partition, key, consumers, (topic, deadline) -> null);
+    }
+
+    /** As above, with where the topic's id comes from (the consumer API has none). */
+    public LayoutTopicReader(TopicPartition partition, byte[] key, Supplier<Consumer<byte[], byte[]>> consumers,
+                             TopicIds topicIds) {
         this.partition = partition;
         this.partitions = List.of(partition);
         this.key = key.clone();
         this.consumers = consumers;
+        this.topicIds = topicIds;
     }
 
     /**
@@ -79,18 +93,28 @@ public final class LayoutTopicReader {
             latest = null;
             return null;
         }
+        Uuid id = topicIds.topicId(partition.topic(), deadline);
         if (consumer.assignment().isEmpty()) {
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             latest = null;
+            topicId = id;
+        } else if (id != null && topicId != null && !id.equals(topicId)) {
+            log.warn("The layout topic {} was deleted and created again (topic id {}, was {}): the layouts stored in "
+                    + "the old one are gone; reading the new one from the beginning. Groups whose members all restart "
+                    + "before their leader stores the layout again take partition counts as task counts.",
+                    partition.topic(), id, topicId);
+            restart();
+        }
+        if (id != null) {
+            topicId = id;
         }
         long end = consumer.endOffsets(partitions, deadline.remaining()).get(partition);
         long position = consumer.position(partition, deadline.remaining());
         if (end < position) {
-            log.info("The layout topic {} ends at offset {}, before the {} read already: it was re-created; reading it "
+            log.warn("The layout topic {} ends at offset {}, before the {} read already: it was re-created; reading it "
                     + "from the beginning", partition.topic(), end, position);
-            consumer.seekToBeginning(partitions);
-            latest = null;
+            restart();
             position = consumer.position(partition, deadline.remaining());
         }
         while (position < end) {
@@ -109,6 +133,12 @@ public final class LayoutTopicReader {
         return latest;
     }
 
+    /** Reads again from the beginning: what was read belonged to a topic that is gone. */
+    private void restart() {
+        consumer.seekToBeginning(partitions);
+        latest = null;
+    }
+
     /** @return records read since this reader was created (tests, and the cost harness) */
     public synchronized long recordsRead() {
         return recordsRead;
@@ -123,6 +153,7 @@ public final class LayoutTopicReader {
         Consumer<byte[], byte[]> closing = consumer;
         consumer = null;
         latest = null;
+        topicId = null;
         if (closing != null) {
             try {
                 close(closing, timeout);
@@ -155,5 +186,17 @@ public final class LayoutTopicReader {
         } catch (ClassNotFoundException | LinkageError e) {
             return false;
         }
+    }
+
+    /** Where the reader learns the topic's id: the consumer API does not tell it. */
+    @FunctionalInterface
+    public interface TopicIds {
+
+        /**
+         * @return the topic's id, or null if it cannot be had (no such topic, or a client without ids)
+         * @throws TimeoutException if the deadline passed first
+         * @throws RuntimeException what the client threw; the load fails
+         */
+        public Uuid topicId(String topic, Deadline deadline);
     }
 }

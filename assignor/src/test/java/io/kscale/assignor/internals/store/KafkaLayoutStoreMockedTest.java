@@ -16,6 +16,8 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.DescribeConfigsResult;
+import org.apache.kafka.clients.admin.DescribeTopicsResult;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -24,6 +26,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.internals.KafkaFutureImpl;
@@ -48,6 +51,8 @@ class KafkaLayoutStoreMockedTest {
     private final AtomicInteger consumersCreated = new AtomicInteger();
     private String cleanupPolicy = "compact";
     private final AtomicInteger describes = new AtomicInteger();
+    /** The store topic's id, as the admin client describes it. */
+    private Uuid topicId = new Uuid(17, 1);
 
     private final KafkaLayoutStore store = new KafkaLayoutStore(GROUP, TOPIC, (short) -1, TIMEOUT,
             Map.of("bootstrap.servers", "127.0.0.1:9", "group.id", GROUP), new MockClients(), time);
@@ -96,6 +101,50 @@ class KafkaLayoutStoreMockedTest {
         consumer.schedulePollTask(() -> consumer.addRecord(record(0, GROUP, layout(7))));
 
         assertThat(store.load()).contains(layout(7));
+    }
+
+    /**
+     * Issue 17, finding 5: the store topic was deleted and created again, and records were
+     * written to the new one past the position read in the old. Before the fix the reader noticed
+     * a re-created topic only by its end offset falling below that position: here it read on from
+     * offset 2 and kept the old topic's record of the group.
+     */
+    @Test
+    void shouldTellARecreatedTopicByItsTopicIdWhateverItsEndOffset() {
+        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+        consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+        consumer.updateEndOffsets(Map.of(PARTITION, 2L));
+        consumer.schedulePollTask(() -> {
+            consumer.addRecord(record(0, GROUP, layout(1)));
+            consumer.addRecord(record(1, GROUP, layout(2)));
+        });
+        assertThat(store.load()).contains(layout(2));
+
+        topicId = new Uuid(17, 2);
+        consumer.updateEndOffsets(Map.of(PARTITION, 3L));
+        consumer.addRecord(record(0, GROUP, layout(7)));
+        consumer.addRecord(record(1, "payments-app", layout(4)));
+        consumer.addRecord(record(2, "payments-app", layout(5)));
+
+        assertThat(store.load()).as("read from the beginning of the new topic").contains(layout(7));
+    }
+
+    /** Issue 17, finding 5: a re-created topic without the group's record holds no layout of it, not the old topic's. */
+    @Test
+    void shouldForgetTheOldTopicsRecordWhenTheTopicWasRecreated() {
+        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+        consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+        consumer.updateEndOffsets(Map.of(PARTITION, 1L));
+        consumer.schedulePollTask(() -> consumer.addRecord(record(0, GROUP, layout(2))));
+        assertThat(store.load()).contains(layout(2));
+
+        topicId = new Uuid(17, 2);
+        consumer.updateEndOffsets(Map.of(PARTITION, 2L));
+        consumer.addRecord(record(0, "payments-app", layout(4)));
+        consumer.addRecord(record(1, "payments-app", layout(5)));
+
+        assertThat(store.load(Deadline.after(time, TIMEOUT)).failed()).isFalse();
+        assertThat(store.load()).as("nothing of the group in the new topic").isEmpty();
     }
 
     @Test
@@ -172,6 +221,11 @@ class KafkaLayoutStoreMockedTest {
                                 ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, TOPIC);
                                 Config config = new Config(List.of(new ConfigEntry("cleanup.policy", cleanupPolicy)));
                                 return new DescribeConfigsResult(Map.of(resource, KafkaFuture.completedFuture(config))) { };
+                            case "describeTopics":
+                                TopicDescription description = new TopicDescription(TOPIC, false, List.of(),
+                                        java.util.Set.of(), topicId);
+                                return new DescribeTopicsResult(null,
+                                        Map.of(TOPIC, KafkaFuture.completedFuture(description))) { };
                             case "close":
                                 return null;
                             default:
