@@ -75,7 +75,20 @@ public final class TopicExpansion {
                             + "metadata carries topic ids, a deleted and re-created topic is told apart and starts afresh.",
                     topic, count, before, before, old.taskCount()));
         }
-        return identified(grown(old, count, policy, declared), id);
+        return provisional(identified(grown(old, count, policy, declared), id), old);
+    }
+
+    /**
+     * The change with its new layout provisional if the old one was: an expansion keeps a guessed T
+     * a guess (issue 17). A declared or re-created T is no guess, so those changes do not call this.
+     */
+    private static LayoutChange provisional(LayoutChange change, TopicLayout old) {
+        TopicLayout after = change.after().orElse(null);
+        if (!old.isProvisional() || after == null || after.isProvisional()) {
+            return change;
+        }
+        return new LayoutChange(change.topic(), change.kind(), old, after.withProvisional(true),
+                change.observedPartitionCount().orElse(after.partitionCount()), change.message());
     }
 
     private static LayoutChange grown(TopicLayout old, int count, ExpansionPolicy policy, Integer declared) {

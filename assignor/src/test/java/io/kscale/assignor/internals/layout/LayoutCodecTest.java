@@ -89,15 +89,21 @@ class LayoutCodecTest {
         assertThat(decode(encode(unrelated))).contains(unrelated);
     }
 
-    /** A version 2 message (none exists yet) is read as far as version 1 goes: its sections, then anything. */
+    /**
+     * A version 3 message (none exists yet) is read as far as version 2 goes: its sections, then
+     * anything. (Before issue 17 this test used version 2, which now carries provisional marks.)
+     */
     @Test
     void shouldDecodeTheKnownPrefixOfAHigherVersion() {
         byte[] v0 = encode(TWO_TOPICS);
-        byte[] v2 = Arrays.copyOf(v0, v0.length + 2 + 3);
-        v2[1] = 2;
-        v2[v0.length + 2] = 0x7F; // after the two topics' v1 flags (0: no id, no stamp)
+        byte[] v3 = Arrays.copyOf(v0, v0.length + 2 + 2 + 3);
+        v3[1] = 3;
+        // after the two topics' v1 flags (0: no id, no stamp): one provisional topic, index 0
+        v3[v0.length + 2] = 1;
+        v3[v0.length + 3] = 0;
+        v3[v0.length + 4] = 0x7F;
 
-        assertThat(decode(seal(v2))).contains(TWO_TOPICS);
+        assertThat(decode(seal(v3))).contains(ProvisionalTopics.mark(TWO_TOPICS, List.of(ORDERS), true));
     }
 
     /**
