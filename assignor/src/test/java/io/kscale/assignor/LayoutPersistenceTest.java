@@ -155,6 +155,45 @@ class LayoutPersistenceTest {
         assertThat(next.knownLayout().topic("payments")).isPresent();
     }
 
+    /**
+     * Issue 17: a stored record is untrusted. No kscale stores provisional marks; should a record
+     * carry some, the store's T is taken as a fact all the same (the mark is not read back in).
+     */
+    @Test
+    void shouldTakeAStoredTAsAFactEvenIfTheRecordSaysProvisional() {
+        ScriptedStore store = new ScriptedStore(0);
+        store.saved = io.kscale.assignor.internals.layout.ProvisionalTopics.mark(STORED, List.of(ORDERS), true);
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 8);
+        KeyPreservingAssignor leader = group.join("a", ORDERS).assignor;
+        leader.layoutStore(store);
+
+        group.rebalanceUntilStable();
+
+        assertThat(leader.knownLayout().topic(ORDERS)).contains(TopicLayout.of(ORDERS, 4, 8));
+        assertThat(leader.metrics().value("provisional-topics")).isZero();
+        assertThat(group.owners()).hasSize(8);
+    }
+
+    /** Issue 17, finding 1: a declared task count is no guess: the topic is assigned even while the store cannot be read. */
+    @Test
+    void shouldAssignADeclaredTopicWhileTheStoreCannotBeRead() {
+        ScriptedStore store = new ScriptedStore(0);
+        store.saved = STORED;
+        store.failLoads = true;
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, Map.of(
+                KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false,
+                KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, ORDERS + ":4")).topic(ORDERS, 16);
+        KeyPreservingAssignor leader = group.join("a", ORDERS).assignor;
+        leader.layoutStore(store);
+
+        group.rebalance();
+
+        assertThat(leader.knownLayout().topic(ORDERS).orElseThrow().taskCount()).isEqualTo(4);
+        assertThat(group.owners()).hasSize(16);
+        assertThat(leader.metrics().value("held-topics")).isZero();
+        assertThat(store.saved).as("still nothing saved: the store was not read").isEqualTo(STORED);
+    }
+
     /** Issue 17, finding 1: every save is preceded by a read of what it replaces. */
     @Test
     void shouldReadTheStoreBeforeEverySave() {

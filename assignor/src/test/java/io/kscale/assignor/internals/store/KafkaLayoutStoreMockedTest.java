@@ -53,6 +53,8 @@ class KafkaLayoutStoreMockedTest {
     private final AtomicInteger describes = new AtomicInteger();
     /** The store topic's id, as the admin client describes it. */
     private Uuid topicId = new Uuid(17, 1);
+    /** What describing the topic fails with, if anything. */
+    private RuntimeException describeFailure;
 
     private final KafkaLayoutStore store = new KafkaLayoutStore(GROUP, TOPIC, (short) -1, TIMEOUT,
             Map.of("bootstrap.servers", "127.0.0.1:9", "group.id", GROUP), new MockClients(), time);
@@ -147,6 +149,19 @@ class KafkaLayoutStoreMockedTest {
         assertThat(store.load()).as("nothing of the group in the new topic").isEmpty();
     }
 
+    /** Issue 17: the topic id cannot be had (no DESCRIBE): the load fails, counted, and nothing is thrown. */
+    @Test
+    void shouldFailTheLoadWhenTheTopicIdCannotBeHad() {
+        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+        consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+        consumer.updateEndOffsets(Map.of(PARTITION, 0L));
+        describeFailure = new org.apache.kafka.common.errors.TopicAuthorizationException(java.util.Set.of(TOPIC));
+
+        assertThat(store.load(Deadline.after(time, TIMEOUT)).failed()).isTrue();
+        assertThat(store.failures()).isEqualTo(1);
+        assertThat(consumer.closed()).as("the next load starts over").isTrue();
+    }
+
     @Test
     void shouldLoadNothingWhenTheTopicDoesNotExist() {
         assertThat(store.load(Deadline.after(time, TIMEOUT)).failed()).isFalse();
@@ -222,6 +237,11 @@ class KafkaLayoutStoreMockedTest {
                                 Config config = new Config(List.of(new ConfigEntry("cleanup.policy", cleanupPolicy)));
                                 return new DescribeConfigsResult(Map.of(resource, KafkaFuture.completedFuture(config))) { };
                             case "describeTopics":
+                                if (describeFailure != null) {
+                                    KafkaFutureImpl<TopicDescription> failed = new KafkaFutureImpl<>();
+                                    failed.completeExceptionally(describeFailure);
+                                    return new DescribeTopicsResult(null, Map.of(TOPIC, failed)) { };
+                                }
                                 TopicDescription description = new TopicDescription(TOPIC, false, List.of(),
                                         java.util.Set.of(), topicId);
                                 return new DescribeTopicsResult(null,
