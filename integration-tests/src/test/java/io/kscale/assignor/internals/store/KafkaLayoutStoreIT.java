@@ -11,9 +11,11 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
@@ -22,6 +24,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
@@ -134,6 +137,50 @@ class KafkaLayoutStoreIT {
         try (Admin admin = Admin.create(cluster.clientProperties())) {
             assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).doesNotContain(topic);
         }
+    }
+
+    /**
+     * Issue 17, finding 5: the store topic is deleted and created again, and other groups write to
+     * the new one past the offset the store had read up to. The store tells it by the topic id
+     * (on a real broker: the admin client's), reads the new topic from the beginning, and finds
+     * no layout of the group, not the old topic's. {@code KafkaLayoutStoreMockedTest} pins the
+     * bug; this runs the same path against a broker, where the consumer may also fail a read once
+     * while its metadata catches up with the new topic.
+     */
+    @Test
+    void shouldNotReadTheOldTopicsLayoutAfterTheTopicWasRecreated(KafkaCluster cluster) throws Exception {
+        String topic = "layouts-recreated";
+        KafkaLayoutStore leader = store(cluster, GROUP, topic);
+        leader.save(FIRST);
+        assertThat(leader.load()).contains(FIRST);
+
+        try (Admin admin = Admin.create(cluster.clientProperties())) {
+            admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(KafkaLayoutStore.TOPIC_CONFIGS)))
+                            .all().get(30, TimeUnit.SECONDS);
+                    break;
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException) || System.nanoTime() > until) {
+                        throw e;
+                    }
+                    Thread.sleep(200); // still being deleted
+                }
+            }
+        }
+        GroupLayout payments = GroupLayout.of(7, List.of(TopicLayout.of("payments", 3, 6)));
+        write(cluster, topic, OTHER_GROUP, KafkaLayoutStore.recordValue(payments));
+        write(cluster, topic, OTHER_GROUP, KafkaLayoutStore.recordValue(payments));
+
+        LayoutStore.Loaded loaded = LayoutStore.Loaded.FAILED;
+        for (int attempt = 0; attempt < 5 && loaded.failed(); attempt++) {
+            loaded = leader.load(Deadline.after(org.apache.kafka.common.utils.Time.SYSTEM, TIMEOUT));
+        }
+        assertThat(loaded.failed()).isFalse();
+        assertThat(loaded.layout()).as("the old topic's layout of the group is gone").isEmpty();
+        assertThat(store(cluster, OTHER_GROUP, topic).load()).contains(payments);
     }
 
     private static KafkaLayoutStore store(KafkaCluster cluster, String group, String topic) {
