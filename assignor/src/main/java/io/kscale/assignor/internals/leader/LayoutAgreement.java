@@ -47,6 +47,21 @@ import org.slf4j.LoggerFactory;
  * yesterday; the metadata makes {@code events} RECREATED, T=4/4 id B (a WARN), and the grace
  * period of 24 h having passed, {@code clicks.0001} is FORGOTTEN. The new layout is stored, and
  * {@link #recreated()} names {@code events}, whose old owners the placement then ignores.
+ *
+ * <p>When the store cannot be read (issue 17). The store is read when a subscribed topic is in no
+ * member's layout, and also while a topic is provisional. If that read fails, a topic no member
+ * knows (and with no declared count) cannot be placed safely: its T would come from the partition
+ * count, and the store may hold another. {@link UnreadableStorePolicy#HOLD} leaves it out of the
+ * layout, so it is not assigned ({@link #held()}); {@link UnreadableStorePolicy#PROVISIONAL} adds
+ * it marked provisional. Either way an ERROR and the gauges say so, and {@link #storeRetryDelayMs()}
+ * asks the members for a follow-up rebalance, with back-off; a layout with provisional topics is
+ * never stored. Once a read succeeds, {@link ProvisionalTopics#resolve} lets the stored T win, an
+ * affinity break (ERROR, {@code affinity-breaks-total}) if it differs. Example: after a full
+ * restart, {@code orders} (stored T=4) has 16 partitions and the read times out: under
+ * PROVISIONAL the group runs T=16 provisional; the next leader's read finds T=4, which replaces
+ * it (ERROR: "T=16 ... the store holds T=4"), and the layout, now EXPANDED 4 -> 16 under T=4, is
+ * stored. A stored layout that the writer found newer than the one it was to save
+ * ({@link LayoutPersistence#takeNewer()}) is merged like a loaded one.
  */
 public final class LayoutAgreement {
 
@@ -85,11 +100,11 @@ public final class LayoutAgreement {
             // The only store I/O on this thread, once per rebalance, within one budget (LayoutPersistence).
             loaded = persistence.load();
             if (loaded.layout().isPresent()) {
-                log.info("No member knew the layout of every subscribed topic{}; read epoch {} from the layout store",
-                        provisional ? " for sure (some were provisional)" : "", loaded.layout().get().epoch());
+                log.info("{}; read epoch {} from the layout store", unknown ? "No member knew the layout of every "
+                        + "subscribed topic" : "Some topics were provisional", loaded.layout().get().epoch());
             }
             if (!loaded.failed()) {
-                base = settle(base, loaded.layout(), metadata);
+                base = settle(base, loaded.layout());
             }
         }
         Optional<GroupLayout> stored = loaded != null ? loaded.layout() : newer;
@@ -148,7 +163,7 @@ public final class LayoutAgreement {
      * Settles the provisional topics of the members' layout by what the store holds, which a read
      * in this rebalance returned: the stored T wins; a different one is an affinity break.
      */
-    private GroupLayout settle(GroupLayout reported, Optional<GroupLayout> stored, Cluster metadata) {
+    private GroupLayout settle(GroupLayout reported, Optional<GroupLayout> stored) {
         ProvisionalTopics.Resolution resolution = ProvisionalTopics.resolve(reported, stored);
         for (ProvisionalTopics.Resolved resolved : resolution.resolved()) {
             if (resolved.breaksAffinity()) {

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Retry.</b> The store may lack the group's layout: a save failed (an ACL not granted yet, a
  * timeout), or this member has just become leader and does not know what its predecessor
  * stored. So {@link #offer} is called at every rebalance with the agreed layout, and saves it
- * unless the store is known to hold that epoch already (from a save or a load of this instance).
- * A failed save is thus retried at every rebalance until one succeeds; a new leader saves once.
+ * unless the store is known to hold that layout already (from a save or a read of this instance).
+ * A failed save is thus retried at every rebalance until one succeeds; a new leader reads the
+ * store once, and saves only if it holds something else.
  * Before issue 11 the leader saved only in a rebalance that changed the epoch, so a failed first
  * save of a topic's T was never repeated, and a full restart after an expansion took the new count
  * as T.
