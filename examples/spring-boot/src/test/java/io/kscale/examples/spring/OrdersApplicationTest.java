@@ -1,0 +1,74 @@
+package io.kscale.examples.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.kafka.core.KafkaAdmin;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.testcontainers.junit.jupiter.Container;
+import org.testcontainers.junit.jupiter.Testcontainers;
+
+/**
+ * The application against a real broker in a container: orders go through kscale's partitioner
+ * and come back through kscale's assignor, both switched on by application.properties alone.
+ */
+@SpringBootTest
+@Testcontainers
+class OrdersApplicationTest {
+
+    @Container
+    static final StartGatedKafkaContainer KAFKA = StartGatedKafkaContainer.fromSystemProperty()
+            .withEnv("KAFKA_AUTO_CREATE_TOPICS_ENABLE", "false");
+
+    @DynamicPropertySource
+    static void kafkaProperties(DynamicPropertyRegistry registry) {
+        registry.add("spring.kafka.bootstrap-servers", KAFKA::getBootstrapServers);
+    }
+
+    @Autowired
+    OrderPublisher publisher;
+
+    @Autowired
+    OrderCounter counter;
+
+    @Autowired
+    KafkaTemplate<String, String> template;
+
+    @Autowired
+    KafkaAdmin kafkaAdmin;
+
+    @Test
+    void countsOrdersPerCustomerWithKscaleSwitchedOnByPropertiesAlone() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            publisher.order("customer-" + (i % 5), "order-" + i).get();
+        }
+        for (int i = 0; i < 100; i++) {
+            publisher.unkeyed("audit-" + i);
+        }
+        template.flush();
+
+        await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> {
+            assertThat(counter.orders("customer-0")).isEqualTo(2);
+            assertThat(counter.orders("customer-4")).isEqualTo(2);
+            assertThat(counter.unkeyedEvents()).isEqualTo(100);
+        });
+
+        // The consumer group runs kscale's assignor (its protocol name, chosen by the group).
+        try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
+            Map<String, ConsumerGroupDescription> groups = admin.describeConsumerGroups(java.util.List.of("orders")).all().get();
+            assertThat(groups.get("orders").partitionAssignor()).isEqualTo("kscale-key-preserving");
+        }
+        // The producer runs kscale's partitioner: it registers its metrics in the producer's registry.
+        assertThat(template.metrics().keySet())
+                .anySatisfy(name -> assertThat(name.name()).isEqualTo("sticky-partition-switch-total"));
+    }
+}
