@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -16,6 +17,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
+import org.testcontainers.kafka.KafkaContainer;
 
 /**
  * The application against a real broker in a container: orders go through kscale's partitioner
@@ -26,7 +28,7 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 class OrdersApplicationTest {
 
     @Container
-    static final StartGatedKafkaContainer KAFKA = StartGatedKafkaContainer.fromSystemProperty()
+    static final KafkaContainer KAFKA = StartGatedKafkaContainer.fromSystemProperty()
             .withEnv("KAFKA_AUTO_CREATE_TOPICS_ENABLE", "false");
 
     @DynamicPropertySource
@@ -64,7 +66,7 @@ class OrdersApplicationTest {
 
         // The consumer group runs kscale's assignor (its protocol name, chosen by the group).
         try (Admin admin = Admin.create(kafkaAdmin.getConfigurationProperties())) {
-            Map<String, ConsumerGroupDescription> groups = admin.describeConsumerGroups(java.util.List.of("orders")).all().get();
+            Map<String, ConsumerGroupDescription> groups = admin.describeConsumerGroups(List.of("orders")).all().get();
             assertThat(groups.get("orders").partitionAssignor()).isEqualTo("kscale-key-preserving");
         }
         // The producer runs kscale's partitioner: it registers its metrics in the producer's registry.
