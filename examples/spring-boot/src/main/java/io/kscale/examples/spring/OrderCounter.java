@@ -17,7 +17,8 @@ public class OrderCounter {
     private final Map<String, Integer> ordersByCustomer = new ConcurrentHashMap<>();
     private final Map<String, Integer> unkeyed = new ConcurrentHashMap<>();
 
-    @KafkaListener(id = "order-counter", topics = "${orders.topic}")
+    // idIsGroup = false: the group id is spring.kafka.consumer.group-id, not the listener id.
+    @KafkaListener(id = "order-counter", idIsGroup = false, topics = "${orders.topic}")
     void onOrder(ConsumerRecord<String, String> record) {
         if (record.key() == null) {
             unkeyed.merge("count", 1, Integer::sum);
