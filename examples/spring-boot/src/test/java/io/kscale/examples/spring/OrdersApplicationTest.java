@@ -29,7 +29,10 @@ class OrdersApplicationTest {
 
     @Container
     static final KafkaContainer KAFKA = StartGatedKafkaContainer.fromSystemProperty()
-            .withEnv("KAFKA_AUTO_CREATE_TOPICS_ENABLE", "false");
+            .withEnv("KAFKA_AUTO_CREATE_TOPICS_ENABLE", "false")
+            // A broker takes seconds to start, but a busy CI machine can stretch that past the
+            // default 60 s wait.
+            .withStartupTimeout(Duration.ofMinutes(3));
 
     @DynamicPropertySource
     static void kafkaProperties(DynamicPropertyRegistry registry) {
