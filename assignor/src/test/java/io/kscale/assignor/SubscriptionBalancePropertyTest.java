@@ -44,8 +44,13 @@ import org.junit.jupiter.api.DynamicTest;
  *       partition, as fine-grained as Kafka's assignor: kscale's spread is at most Kafka's.</li>
  *   <li>With the default co-partitioning, topics of one size with the same subscribers share
  *       units ({@code T:t} holds task t of each), so a unit weighs as many partitions as it has
- *       topics and only whole units move: kscale's spread is at most Kafka's plus the heaviest
- *       unit's weight minus one (the granularity a whole-unit assignment cannot go below).</li>
+ *       topics and only whole units move: kscale's spread is at most Kafka's plus twice the
+ *       heaviest unit's weight minus one, the granularity a whole-unit assignment cannot go below
+ *       on either side. Once was too tight: topics t0 (4 partitions) read by m0 and m2, t1 and t2
+ *       (8 each) read by all four members share units of 2, so m1 and m3 hold even counts; 20
+ *       partitions, and every whole-unit assignment has spread 2 (m1 = m3 = 4 leaves 6 and 6;
+ *       m1 = 6, m3 = 4 leaves 5 and 5 but 6 - 4; m1 = m3 = 6 leaves 4 and 4), Kafka's 5/5/5/5
+ *       has 0 (found by the first fresh-seed runs, seed 7814384477741303655).</li>
  * </ul>
  * Each case also checks the task rule (partition p with partition {@code p % T}, on a subscriber,
  * each partition once) and stickiness: one more rebalance with nothing changed moves nothing.
@@ -106,7 +111,7 @@ class SubscriptionBalancePropertyTest {
 
         Map<String, Integer> ours = group.load();
         Map<String, Integer> kafkas = cooperativeStickyLoad(group.cluster(), subscriptions);
-        int allowance = coPartitioning.equals("none") ? 0 : heaviestUnit(group, subscriptions) - 1;
+        int allowance = coPartitioning.equals("none") ? 0 : 2 * (heaviestUnit(group, subscriptions) - 1);
         assertThat(spread(ours)).as("kscale's spread of %s vs CooperativeStickyAssignor's of %s (allowance %d); %s",
                 ours, kafkas, allowance, input).isLessThanOrEqualTo(spread(kafkas) + allowance);
     }
