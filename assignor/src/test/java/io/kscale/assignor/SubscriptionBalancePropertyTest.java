@@ -8,9 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
@@ -20,7 +19,6 @@ import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.TestFactory;
 
 /**
  * Balance on mixed subscriptions against Kafka's {@link CooperativeStickyAssignor} (issue 17,
@@ -46,50 +44,36 @@ import org.junit.jupiter.api.TestFactory;
  *       partition, as fine-grained as Kafka's assignor: kscale's spread is at most Kafka's.</li>
  *   <li>With the default co-partitioning, topics of one size with the same subscribers share
  *       units ({@code T:t} holds task t of each), so a unit weighs as many partitions as it has
- *       topics and only whole units move: kscale's spread is at most Kafka's plus the heaviest
- *       unit's weight minus one (the granularity a whole-unit assignment cannot go below).</li>
+ *       topics and only whole units move: kscale's spread is at most Kafka's plus twice the
+ *       heaviest unit's weight minus one, the granularity a whole-unit assignment cannot go below
+ *       on either side. Once was too tight: topics t0 (4 partitions) read by m0 and m2, t1 and t2
+ *       (8 each) read by all four members share units of 2, so m1 and m3 hold even counts; 20
+ *       partitions, and every whole-unit assignment has spread 2 (m1 = m3 = 4 leaves 6 and 6;
+ *       m1 = 6, m3 = 4 leaves 5 and 5 but 6 - 4; m1 = m3 = 6 leaves 4 and 4), Kafka's 5/5/5/5
+ *       has 0 (found by the first fresh-seed runs, seed 7814384477741303655).</li>
  * </ul>
  * Each case also checks the task rule (partition p with partition {@code p % T}, on a subscriber,
  * each partition once) and stickiness: one more rebalance with nothing changed moves nothing.
  *
- * <p>Reproduce a case: its name shows its seed; run only it with
- * {@code -Dkscale.balance.seed=<seed>} (for instance
- * {@code mvn -pl assignor -am verify -Dtest=SubscriptionBalancePropertyTest -Dkscale.balance.seed=42
- * -Dsurefire.failIfNoSpecifiedTests=false}). {@code -Dkscale.balance.seed=random} draws fresh
- * seeds, which the case names show.
+ * <p>Seeded by {@link Seeds}, as every property of this module: a failed try names its seed and
+ * the command that replays it first ({@code -Dkscale.seed=<seed>}); {@code -Dkscale.seed=random}
+ * or {@code -Pfresh-seeds} draws fresh ones.
  */
 class SubscriptionBalancePropertyTest {
 
-    private static final long FIRST_SEED = 20261202L;
     private static final int TRIES = 200;
-    private static final String SEED_PROPERTY = "kscale.balance.seed";
 
-    @TestFactory
+    @Property
     Stream<DynamicTest> spreadIsAtMostTheCooperativeStickyAssignorsWithOnePartitionPerTask() {
-        return seeds().mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed,
-                () -> checkCase(seed, "none")));
+        return Seeds.tries(TRIES, random -> checkCase(random, "none"));
     }
 
-    @TestFactory
+    @Property
     Stream<DynamicTest> spreadIsAtMostTheCooperativeStickyAssignorsPlusTheUnitGranularityWhenCoPartitioned() {
-        return seeds().mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed,
-                () -> checkCase(seed, "by-task-count")));
+        return Seeds.tries(TRIES, random -> checkCase(random, "by-task-count"));
     }
 
-    private static LongStream seeds() {
-        String chosen = System.getProperty(SEED_PROPERTY);
-        if (chosen == null || chosen.isEmpty()) {
-            return LongStream.range(FIRST_SEED, FIRST_SEED + TRIES);
-        }
-        if (chosen.equals("random")) {
-            return new Random().longs(TRIES, 1, Long.MAX_VALUE);
-        }
-        return LongStream.of(Long.parseLong(chosen));
-    }
-
-    private static void checkCase(long seed, String coPartitioning) {
-        String reproduce = "reproduce with -D" + SEED_PROPERTY + "=" + seed;
-        Random random = new Random(seed);
+    private static void checkCase(SplittableRandom random, String coPartitioning) {
         Map<String, Object> config = new HashMap<>();
         config.put(KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false);
         config.put(KeyPreservingAssignorConfig.CO_PARTITIONING_CONFIG, coPartitioning);
@@ -115,8 +99,9 @@ class SubscriptionBalancePropertyTest {
             subscriptions.put("m" + m, subscribed);
             group.join("m" + m, subscribed.toArray(new String[0]));
         }
-        String input = reproduce + "; " + protocol + ", co-partitioning " + coPartitioning + ", topics "
+        String input = protocol + ", co-partitioning " + coPartitioning + ", topics "
                 + partitionCounts(group.cluster(), topics) + ", subscriptions " + subscriptions;
+        Seeds.sample("%s", input);
 
         group.rebalanceUntilStable();
         Map<TopicPartition, String> settled = group.owners();
@@ -126,7 +111,7 @@ class SubscriptionBalancePropertyTest {
 
         Map<String, Integer> ours = group.load();
         Map<String, Integer> kafkas = cooperativeStickyLoad(group.cluster(), subscriptions);
-        int allowance = coPartitioning.equals("none") ? 0 : heaviestUnit(group, subscriptions) - 1;
+        int allowance = coPartitioning.equals("none") ? 0 : 2 * (heaviestUnit(group, subscriptions) - 1);
         assertThat(spread(ours)).as("kscale's spread of %s vs CooperativeStickyAssignor's of %s (allowance %d); %s",
                 ours, kafkas, allowance, input).isLessThanOrEqualTo(spread(kafkas) + allowance);
     }

@@ -19,7 +19,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.stream.LongStream;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
@@ -29,7 +29,6 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.DynamicTest;
-import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -44,37 +43,27 @@ import org.junit.jupiter.api.Timeout;
  * same subscriptions then go through the fallback (a placement made to throw), which must be
  * valid and complete in the same sense.
  *
- * <p>Each case is drawn from its own seed, printed in its name and in a failure's message. To
- * repeat one: {@code mvn -B -o -q -pl assignor -am verify -Djapicmp.skip=true
- * -Dtest=SubscriptionFuzzTest -Dsurefire.failIfNoSpecifiedTests=false -Dkscale.fuzz.seed=<seed>
- * -Dkscale.fuzz.tries=1}. Without {@code kscale.fuzz.seed} the seeds are fixed ({@link #SEED} on),
- * so a red build is a change's doing; pass another seed to explore.
+ * <p>Seeded by {@link Seeds}, as every property of this module: each case is drawn from its own
+ * seed, shown in its name; a failed try names its seed and the command that replays it first
+ * ({@code -Dkscale.seed=<seed>}); {@code -Dkscale.seed=random} or {@code -Pfresh-seeds} draws
+ * fresh ones. Without either the seeds are fixed, so a red build is a change's doing.
  */
 class SubscriptionFuzzTest {
 
-    /** The first case's seed unless {@code -Dkscale.fuzz.seed} says otherwise; case i runs seed + i. */
-    static final long SEED = 20261202L;
     private static final int TRIES = 400;
     private static final long ALLOCATION_BOUND = 64L << 20;
     private static final int[] HOSTILE_PARTITIONS = {-1, Integer.MIN_VALUE, 1 << 30, Integer.MAX_VALUE, (1 << 30) - 1, 1 << 20};
 
-    @TestFactory
+    /** Distinct client ids for the leaders of the cases: their metrics register per client id. */
+    private static final AtomicInteger CASES = new AtomicInteger();
+
+    @Property
     @Timeout(300)
     Stream<DynamicTest> assignNeverFailsForAnySubscription() {
-        long first = Long.getLong("kscale.fuzz.seed", SEED);
-        int tries = Integer.getInteger("kscale.fuzz.tries", TRIES);
-        return LongStream.range(first, first + tries).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
-            try {
-                runCase(seed);
-            } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError("Case failed; repeat it with -Dtest=SubscriptionFuzzTest -Dkscale.fuzz.seed=" + seed
-                        + " -Dkscale.fuzz.tries=1: " + e.getMessage(), e);
-            }
-        }));
+        return Seeds.tries(TRIES, SubscriptionFuzzTest::runCase);
     }
 
-    private static void runCase(long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
+    private static void runCase(SplittableRandom random) {
         GroupSimulator cluster = new GroupSimulator(RebalanceProtocol.COOPERATIVE, Map.of());
         if (random.nextInt(3) == 0) {
             cluster.withTopicIds();
@@ -92,8 +81,10 @@ class SubscriptionFuzzTest {
         for (int m = 0; m < members; m++) {
             subscriptions.put("member-" + random.nextInt(1000) + "-" + m, subscription(random, topics, metadata, eager));
         }
+        Seeds.sample("%d topics, %d members%s: %s", topicCount, members, eager ? " (no owned partitions)" : "",
+                subscriptions);
         KeyPreservingAssignor leader = new KeyPreservingAssignor();
-        leader.configure(Map.of("group.id", "fuzz", "client.id", "subscription-fuzz-" + seed,
+        leader.configure(Map.of("group.id", "fuzz", "client.id", "subscription-fuzz-" + CASES.incrementAndGet(),
                 KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false));
         try {
             long before = allocatedBytes();

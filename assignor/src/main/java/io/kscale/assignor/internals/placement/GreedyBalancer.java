@@ -17,6 +17,15 @@ import java.util.Map;
  * again), then the move that leaves the pair most even, then the task whose group is most
  * over-represented on the giver, then the lowest ids.
  *
+ * <p>Receivers: the clients least loaded after receiving the task, and, for a stateful task,
+ * every client caught up on it (a standby, or a warmup that has caught up) to which the move is
+ * improving too. Without the second kind, a caught-up client won only on a tie of loads, and a
+ * livelock followed (a fresh-seed property run found it): a plan moves a heavy task h to Q and a
+ * light task s from P to Q; s warms up and moves, then h warms up on Q; with s on Q, P is now
+ * the least loaded after receiving h, the re-plan sends h to P and s back, and h's warmup on Q
+ * is thrown away, with period 4, forever. Now the caught-up move of h ranks first
+ * among the moves of its level while it still evens its pair, so the copy is used.
+ *
  * <p>Each move lowers the largest load of its pair, so the descending list of loads falls
  * lexicographically and the loop ends, in a state where no single move improves a pair. The
  * path depends on the order of moves, so after some moves completed the next round may pick
@@ -50,7 +59,10 @@ public final class GreedyBalancer {
         }
     }
 
-    /** @return the best improving move from the most loaded clients that have one, or null if balanced */
+    /**
+     * @return the best improving move from the most loaded clients that have one, to the clients
+     *         least loaded after it or to a client caught up on the task; null if balanced
+     */
     private Move bestMove() {
         Integer[] byLoad = Arrays.stream(clients).boxed().toArray(Integer[]::new);
         Arrays.sort(byLoad, (c1, c2) -> {
@@ -65,6 +77,7 @@ public final class GreedyBalancer {
             }
             Move best = null;
             for (int i = level; i < end; i++) {
+                best = bestReadyMoveFrom(byLoad[i], best);
                 best = bestMoveFrom(byLoad[i], receivers, best);
             }
             if (best != null) {
@@ -73,6 +86,29 @@ public final class GreedyBalancer {
             level = end;
         }
         return null;
+    }
+
+    /**
+     * The best of {@code best} and the improving moves of the giver's stateful tasks to any client
+     * caught up on them, not only the least loaded: a warmup that has caught up is used while its
+     * move still evens the load (see the class comment).
+     */
+    private Move bestReadyMoveFrom(int giver, Move best) {
+        for (int t : pool.held(giver)) {
+            int[] caughtUp = caught.preferred(t);
+            if (pool.isPinned(t) || !model.stateful[t] || caughtUp == null || !caught.isCaughtUp(t, caughtUp[0])) {
+                continue;
+            }
+            for (int receiver : caughtUp) {
+                if (receiver != giver && pool.improves(giver, receiver, model.weight[t])) {
+                    Move move = new Move(t, giver, receiver);
+                    if (best == null || compare(move, best) < 0) {
+                        best = move;
+                    }
+                }
+            }
+        }
+        return best;
     }
 
     private Move bestMoveFrom(int giver, Receivers receivers, Move best) {

@@ -261,4 +261,40 @@ class PlacementEngineTest {
         assertThat(placement.client(owners.get("heavy")).active()).containsExactly("heavy");
         PlacementInvariants.assertBalanced(request, placement);
     }
+
+    /**
+     * Regression (a fresh-seed run of {@code PlacementPropertyTest#convergesWhenWeightsDifferToo}
+     * found it, seed -3271424708107532334): a livelock of the unequal-weight path. Loads per
+     * capacity a 7/1, b 11/2, c 5/3, d 4/3, one warmup; balance (3 per capacity) moves a0 (weight
+     * 4) and b0 (5) to c and d, one each, and the light s0 between them. From c 5, d 4 the greedy
+     * sends a0 to d, b0 to c and s0 from c to d; s0 warms up on d and moves, then a0 warms up on
+     * d; from c 4, d 5 the mirror plan sends a0 to c instead, so the warmup of a0 is thrown away,
+     * s0 warms up on c and moves back, and so on with period 4, forever. {@code GreedyBalancer}
+     * only looked at the receivers least loaded after a move, so a client caught up on the task
+     * ranked first only on a tie. Now every client caught up on a task is a receiver too, and
+     * ranks first among the improving moves of the most loaded clients: a warmup that has caught
+     * up is used while its move still evens the load, whatever else moved meanwhile.
+     */
+    @Test
+    void shouldNotAbandonACaughtUpWarmupWhenAnotherMoveShiftsTheLoadOfWeightedTasks() {
+        List<TaskDescription> tasks = List.of(weighted("a0", 4), weighted("a1", 1), weighted("a2", 1), weighted("a3", 1),
+                weighted("b0", 5), weighted("b1", 5), weighted("b2", 1), weighted("p0", 4), weighted("s0", 1),
+                weighted("q0", 4));
+        PlacementRequest request = request(tasks, PlacementSettings.builder().maxWarmups(1).build(),
+                client(A).priorActive("a0", "a1", "a2", "a3").build(),
+                client(B).capacity(2).priorActive("b0", "b1", "b2").build(),
+                client(C).capacity(3).priorActive("p0", "s0").build(),
+                client(D).capacity(3).priorActive("q0").build());
+
+        List<Round> rounds = converge(request, 10);
+
+        Round last = rounds.get(rounds.size() - 1);
+        assertThat(rounds).as("3 pending moves, 1 warmup: ceil(3 / 1) + 2 placements").hasSizeLessThanOrEqualTo(5);
+        assertThat(last.placement().outcome()).isEqualTo(PlacementOutcome.COMPLETE);
+        PlacementInvariants.assertBalanced(last.request(), last.placement());
+    }
+
+    private static TaskDescription weighted(String id, int weight) {
+        return TaskDescription.stateful(id).withWeight(weight);
+    }
 }
