@@ -102,8 +102,7 @@ class LifecycleTest {
         String clientId = "lifecycle-dropped-barrier-" + CLIENTS.incrementAndGet();
         ObjectName metrics = new ObjectName(AssignorMetrics.JMX_PREFIX + ":type=" + BarrierMetrics.GROUP
                 + ",client-id=" + clientId);
-        org.apache.kafka.clients.consumer.MockConsumer<byte[], byte[]> consumer =
-                new org.apache.kafka.clients.consumer.MockConsumer<>("earliest");
+        org.apache.kafka.clients.consumer.MockConsumer<byte[], byte[]> consumer = mockConsumer();
         WeakReference<ExpansionBarrier<byte[], byte[]>> barrier = new WeakReference<>(
                 ExpansionBarrier.wrap(consumer, Map.of(ConsumerConfig.CLIENT_ID_CONFIG, clientId)));
         assertThat(JMX.isRegistered(metrics)).isTrue();
@@ -114,6 +113,23 @@ class LifecycleTest {
             return barrier.get() == null && !JMX.isRegistered(metrics);
         });
         Reference.reachabilityFence(consumer);
+    }
+
+    /**
+     * A MockConsumer on any client this test-jar runs on: kafka-clients 4.0 replaced
+     * {@code MockConsumer(OffsetResetStrategy)} by {@code MockConsumer(String)}, and client-compat
+     * runs this class on 3.9.1 too.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static org.apache.kafka.clients.consumer.MockConsumer<byte[], byte[]> mockConsumer()
+            throws ReflectiveOperationException {
+        Class<org.apache.kafka.clients.consumer.MockConsumer> type = org.apache.kafka.clients.consumer.MockConsumer.class;
+        try {
+            return type.getConstructor(String.class).newInstance("earliest");
+        } catch (NoSuchMethodException beforeKafka40) {
+            Class strategy = Class.forName("org.apache.kafka.clients.consumer.OffsetResetStrategy");
+            return type.getConstructor(strategy).newInstance(Enum.valueOf(strategy, "EARLIEST"));
+        }
     }
 
     /**
