@@ -155,14 +155,15 @@ final class DemoCommand implements Callable<Integer> {
         ClusterSpec clusterSpec = ClusterSpec.builder().brokers(3).workDir(workDir).build();
         progress.step("Starting a 3-broker Kafka cluster (backend " + backend + ")");
         try (KafkaCluster cluster = KafkaClusters.start(clusterSpec, backend)) {
-            progress.step("Cluster up (" + (cluster instanceof ProcessKafkaCluster ? "broker processes" : "Docker containers")
-                    + "): bootstrap.servers=" + cluster.bootstrapServers());
+            String where = cluster instanceof ProcessKafkaCluster ? "broker processes" : "Docker containers";
+            progress.step("Cluster up (" + where + "): bootstrap.servers=" + cluster.bootstrapServers());
             Results results = new Results();
-            results.setup = String.format(Locale.ROOT, "Embedded cluster of %d brokers (Kafka 4.4.0, loopback). %s %s %s",
-                    cluster.brokerCount(), describe(partitionerSettings(List.of())), describe(expansionSettings()),
-                    describe(scaleOutSettings()));
+            results.setup = String.format(Locale.ROOT, "Embedded cluster of %d brokers (Kafka 4.4.0, %s, loopback)."
+                    + " %s %s %s", cluster.brokerCount(), where, describe(partitionerSettings(List.of())),
+                    describe(expansionSettings()), describe(scaleOutSettings()));
 
-            progress.step("1/3 producer: broker " + SLOW_BROKER + " answers 20 ms late; each partitioner produces "
+            progress.step("1/3 producer: broker " + SLOW_BROKER + " answers "
+                    + PartitionerSettings.DEFAULT_ADDED_LATENCY.toMillis() + " ms late; each partitioner produces "
                     + PRODUCE_FOR.toSeconds() + " s");
             for (PartitionerPeer peer : List.of(PartitionerPeer.KSCALE, PartitionerPeer.BUILT_IN)) {
                 progress.step("    " + peer.label() + " ...");
@@ -179,7 +180,8 @@ final class DemoCommand implements Callable<Integer> {
             for (ExpansionPeer peer : expansion.peers()) {
                 progress.step("    " + peer.label() + " ...");
                 ExpansionSettings one = new ExpansionSettings(List.of(peer), expansion.partitionSteps(),
-                        expansion.members(), expansion.keys(), expansion.recordsPerSecond(), expansion.recordsPerStep());
+                        expansion.members(), expansion.keys(), expansion.recordsPerSecond(),
+                        expansion.recordsPerStep());
                 results.expansion.addAll(new ExpansionScenario(one).runOn(cluster.clientProperties()));
             }
             progress.step("2/3 done: keys split " + results.expansion.stream()
