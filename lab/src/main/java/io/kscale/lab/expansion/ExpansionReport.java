@@ -61,7 +61,7 @@ public final class ExpansionReport {
     }
 
     /** Two bars per run, split keys and wrong counts, as a share of its keys (the full height is 100%). */
-    static String chart(List<ExpansionRun> runs) {
+    public static String chart(List<ExpansionRun> runs) {
         int barWidth = 40;
         int groupWidth = 2 * barWidth + 80;
         int height = 260;

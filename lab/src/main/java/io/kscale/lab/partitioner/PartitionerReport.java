@@ -42,7 +42,7 @@ public final class PartitionerReport {
     }
 
     /** Grouped bars: one group per run, one bar per partition, scaled to the largest partition. */
-    static String chart(List<PartitionerRun> runs) {
+    public static String chart(List<PartitionerRun> runs) {
         int partitions = runs.stream().mapToInt(r -> r.bytesPerPartition().length).max().orElse(1);
         long max = runs.stream().flatMapToLong(r -> Arrays.stream(r.bytesPerPartition())).max().orElse(1);
         int barWidth = 22;

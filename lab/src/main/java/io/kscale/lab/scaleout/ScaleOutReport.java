@@ -80,7 +80,7 @@ public final class ScaleOutReport {
     }
 
     /** The two-panel timeline of one run (see the class comment). */
-    static String timeline(ScaleOutRun run) {
+    public static String timeline(ScaleOutRun run) {
         List<Sample> samples = run.timeline();
         Axis time = Axis.of(samples, run);
         int tasks = Math.max(1, run.partitions());
