@@ -53,7 +53,7 @@ class DemoCommandTest {
         DemoCommand command = new DemoCommand();
         new CommandLine(command).parseArgs();
 
-        assertThat(command.backend).isEqualTo(System.getProperty("kscale.cluster", "auto"));
+        assertThat(command.backend).isEqualTo(System.getProperty("kscale.cluster", "process"));
         assertThat(command.workDir).isEqualTo(Path.of("target/kscale-demo"));
         assertThat(command.reportDir).isEqualTo(Path.of("target/kscale-reports"));
         assertThat(command.verbose).isFalse();
