@@ -86,6 +86,11 @@ final class CountingGroup implements AutoCloseable {
 
     /** @return records sent but never received by any member */
     long missing(Map<String, Long> sentPerKey) {
+        return missing(received, sentPerKey);
+    }
+
+    /** @return of the records numbered 0 to n - 1 per key in {@code sentPerKey}, those not in {@code received} */
+    static long missing(Map<String, Set<Long>> received, Map<String, Long> sentPerKey) {
         long missing = 0;
         for (Map.Entry<String, Long> sent : sentPerKey.entrySet()) {
             Set<Long> got = received.getOrDefault(sent.getKey(), Set.of());

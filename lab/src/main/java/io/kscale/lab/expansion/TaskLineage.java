@@ -89,15 +89,6 @@ final class TaskLineage {
 
     /** @return records acknowledged to the producer but never delivered to any member */
     long missing(Map<String, Long> sentPerKey) {
-        long missing = 0;
-        for (Map.Entry<String, Long> sent : sentPerKey.entrySet()) {
-            Set<Long> got = received.getOrDefault(sent.getKey(), Set.of());
-            for (long sequence = 0; sequence < sent.getValue(); sequence++) {
-                if (!got.contains(sequence)) {
-                    missing++;
-                }
-            }
-        }
-        return missing;
+        return CountingGroup.missing(received, sentPerKey);
     }
 }
