@@ -89,14 +89,7 @@ class KafkaLayoutStoreMockedTest {
 
     @Test
     void shouldReadFromTheBeginningAgainWhenTheTopicWasRecreated() {
-        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
-        consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
-        consumer.updateEndOffsets(Map.of(PARTITION, 2L));
-        consumer.schedulePollTask(() -> {
-            consumer.addRecord(record(0, GROUP, layout(1)));
-            consumer.addRecord(record(1, GROUP, layout(2)));
-        });
-        assertThat(store.load()).contains(layout(2));
+        loadTwoStoredLayouts();
 
         // Deleted and created again: it ends before the position read up to, and holds one record.
         consumer.updateEndOffsets(Map.of(PARTITION, 1L));
@@ -113,14 +106,7 @@ class KafkaLayoutStoreMockedTest {
      */
     @Test
     void shouldTellARecreatedTopicByItsTopicIdWhateverItsEndOffset() {
-        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
-        consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
-        consumer.updateEndOffsets(Map.of(PARTITION, 2L));
-        consumer.schedulePollTask(() -> {
-            consumer.addRecord(record(0, GROUP, layout(1)));
-            consumer.addRecord(record(1, GROUP, layout(2)));
-        });
-        assertThat(store.load()).contains(layout(2));
+        loadTwoStoredLayouts();
 
         topicId = new Uuid(17, 2);
         consumer.updateEndOffsets(Map.of(PARTITION, 3L));
@@ -198,6 +184,18 @@ class KafkaLayoutStoreMockedTest {
                 .contains("cleanup.policy=delete")
                 .contains("kafka-configs.sh --bootstrap-server <brokers> --alter --entity-type topics --entity-name "
                         + TOPIC + " --add-config cleanup.policy=compact");
+    }
+
+    /** The store topic holds the group's layouts of epochs 1 and 2 at offsets 0 and 1, read once. */
+    private void loadTwoStoredLayouts() {
+        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+        consumer.updateBeginningOffsets(Map.of(PARTITION, 0L));
+        consumer.updateEndOffsets(Map.of(PARTITION, 2L));
+        consumer.schedulePollTask(() -> {
+            consumer.addRecord(record(0, GROUP, layout(1)));
+            consumer.addRecord(record(1, GROUP, layout(2)));
+        });
+        assertThat(store.load()).contains(layout(2));
     }
 
     private static GroupLayout layout(long epoch) {
