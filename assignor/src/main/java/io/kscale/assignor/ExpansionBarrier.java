@@ -6,7 +6,7 @@ import io.kscale.assignor.internals.barrier.ReleaseCause;
 import io.kscale.assignor.internals.barrier.TaskMerge;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import java.time.Duration;
 import java.util.ArrayList;

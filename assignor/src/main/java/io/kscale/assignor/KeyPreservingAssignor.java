@@ -5,7 +5,7 @@ import io.kscale.assignor.internals.leader.FallbackAssignment;
 import io.kscale.assignor.internals.leader.CoPartitioningCheck;
 import io.kscale.assignor.internals.leader.LeaderAssignment;
 import io.kscale.assignor.internals.leader.MemberInputs;
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.EarlyFollowUp;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import io.kscale.assignor.internals.member.MemberTaskState;
@@ -13,6 +13,7 @@ import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import io.kscale.assignor.internals.store.KafkaLayoutStore;
 import io.kscale.assignor.internals.store.LayoutPersistence;
 import io.kscale.assignor.internals.store.LayoutStore;
+import io.kscale.assignor.internals.store.StoreAdvice;
 import io.kscale.assignor.internals.wire.AssignmentInfo;
 import io.kscale.assignor.internals.wire.MemberReport;
 import java.nio.ByteBuffer;
@@ -73,6 +74,11 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     public static final String NAME = "kscale-key-preserving";
 
     private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
+    /** What the layout store's WARNs tell the user: this assignor's setting names, what its leader does meanwhile. */
+    static final StoreAdvice STORE_ADVICE = new StoreAdvice(KeyPreservingAssignorConfig.LAYOUT_STORE_TOPIC_CONFIG,
+            "The leader goes on with the layouts its members report, stores nothing until a read succeeds, and "
+                    + "follows " + KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG
+                    + " for topics no member knows");
 
     private KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of());
     /** Outside JMX until {@link #configure}: an assignor that is never configured registers nothing. */
@@ -115,9 +121,9 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
                 config.placementSettings().minFollowUpDelay()));
         if (config.layoutStoreEnabled() && !config.groupId().isEmpty()) {
             KafkaLayoutStore store = new KafkaLayoutStore(config.groupId(), config.layoutStoreTopic(),
-                    config.layoutStoreReplicationFactor(), config.layoutStoreTimeout(), configs);
+                    config.layoutStoreReplicationFactor(), config.layoutStoreTimeout(), configs, STORE_ADVICE);
             this.persistence = new LayoutPersistence(store, null, config.layoutStoreTimeout(), Time.SYSTEM, metrics,
-                    "kscale-layout-store-" + config.clientId());
+                    "kscale-layout-store-" + config.clientId(), STORE_ADVICE);
         } else {
             this.persistence = LayoutPersistence.disabled(metrics);
         }
@@ -240,7 +246,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     void layoutStore(LayoutStore layoutStore, java.util.concurrent.Executor writer) {
         persistence.close();
         this.persistence = new LayoutPersistence(layoutStore, writer, config.layoutStoreTimeout(), time, metrics,
-                "kscale-layout-store-test");
+                "kscale-layout-store-test", STORE_ADVICE);
     }
 
     /** Makes every {@link #assign} throw {@code fault} after placing, so that it falls back (tests); null for none. */

@@ -121,7 +121,7 @@ public final class LayoutStoreCostHarness {
     private static double restartRebalance(Duration timeout, Map<String, Object> consumer, Executor writer,
                                            boolean freshClientsPerCall) {
         Supplier<KafkaLayoutStore> stores = () -> new KafkaLayoutStore("cost-harness", "kscale-assignor-layouts",
-                (short) -1, timeout, consumer);
+                (short) -1, timeout, consumer, KeyPreservingAssignor.STORE_ADVICE);
         LayoutStore store = freshClientsPerCall ? new FreshPerCall(stores) : stores.get();
         Map<String, Object> settings = new HashMap<>(consumer);
         settings.put(KeyPreservingAssignorConfig.LAYOUT_STORE_ENABLED_CONFIG, false);
@@ -235,7 +235,7 @@ public final class LayoutStoreCostHarness {
 
         KafkaLayoutStore store() {
             return new KafkaLayoutStore("cost-harness", PARTITION.topic(), (short) -1, Duration.ofSeconds(5),
-                    Map.of("bootstrap.servers", "127.0.0.1:9"), this, Time.SYSTEM);
+                    Map.of("bootstrap.servers", "127.0.0.1:9"), KeyPreservingAssignor.STORE_ADVICE, this, Time.SYSTEM);
         }
 
         @Override

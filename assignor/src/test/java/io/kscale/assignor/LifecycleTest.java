@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.kscale.assignor.GroupSimulator.ScriptedListener;
 import io.kscale.assignor.internals.barrier.BarrierMetrics;
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.lang.management.ManagementFactory;

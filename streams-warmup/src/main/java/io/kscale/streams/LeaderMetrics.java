@@ -1,6 +1,6 @@
 package io.kscale.streams;
 
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

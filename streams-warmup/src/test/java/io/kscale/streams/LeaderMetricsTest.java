@@ -7,7 +7,7 @@ import static io.kscale.streams.StreamsFixtures.state;
 import static io.kscale.streams.StreamsFixtures.tasks;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import io.kscale.assignor.internals.placement.PlacementEngine;
 import java.lang.management.ManagementFactory;

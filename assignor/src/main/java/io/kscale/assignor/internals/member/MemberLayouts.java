@@ -5,6 +5,7 @@ import io.kscale.assignor.FollowUpRebalance;
 import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.assignor.TaskStateListener;
 import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;

@@ -1,6 +1,6 @@
 package io.kscale.assignor.internals.metrics;
 
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

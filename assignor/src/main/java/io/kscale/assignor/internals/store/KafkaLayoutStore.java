@@ -1,10 +1,9 @@
 package io.kscale.assignor.internals.store;
 
-import io.kscale.assignor.KeyPreservingAssignorConfig;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
 import io.kscale.assignor.internals.layout.TopicLayout;
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -72,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * g2->epoch 4, [2] g1->epoch 2}; the first {@code load()} for {@code g1} reads offsets 0-2 and
  * returns epoch 2; after {@code [3] g1->epoch 3} it reads offset 3 only and returns epoch 3. A
  * null value (a tombstone) means no layout: the leader writes one when every topic of the layout
- * has been forgotten ({@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG}); a single
+ * has been forgotten (the consumer assignor's {@code kscale.assignor.layout.forget.after.ms}); a single
  * forgotten topic needs none, since the group's next record, without it, replaces the last. A value
  * that does not decode is untrusted input, logged once and ignored: {@code load()} then reports a
  * failure, and the leader derives the layout from its members and the partition counts.
@@ -158,6 +157,7 @@ public final class KafkaLayoutStore implements LayoutStore {
     private final Map<String, Object> producerSettings;
     private final Clients clients;
     private final Time time;
+    private final StoreAdvice advice;
     private final LayoutTopicReader reader;
     private final AtomicLong failures = new AtomicLong();
     private final AtomicBoolean warnedNotCompacted = new AtomicBoolean();
@@ -179,21 +179,23 @@ public final class KafkaLayoutStore implements LayoutStore {
      * @param replicationFactor the topic's replication factor, or -1 for the brokers' default
      * @param timeout the longest {@link #load()} or {@link #save(GroupLayout)} blocks, closes included
      * @param consumerConfigs the consumer's settings as handed to {@code configure}, unknown keys included
+     * @param advice how the WARNs name the owner's settings and what it does while the store cannot be read
      * @throws IllegalArgumentException if the group id is empty, the topic name illegal, the
      *     replication factor neither -1 nor positive, or the timeout not positive
      */
     public KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
-                     Map<String, ?> consumerConfigs) {
-        this(groupId, topic, replicationFactor, timeout, consumerConfigs, Clients.KAFKA, Time.SYSTEM);
+                     Map<String, ?> consumerConfigs, StoreAdvice advice) {
+        this(groupId, topic, replicationFactor, timeout, consumerConfigs, advice, Clients.KAFKA, Time.SYSTEM);
     }
 
     /** As above, with the clients and the clock given (tests: mock clients). */
     public KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
-                     Map<String, ?> consumerConfigs, Clients clients, Time time) {
+                     Map<String, ?> consumerConfigs, StoreAdvice advice, Clients clients, Time time) {
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(consumerConfigs, "consumerConfigs");
+        this.advice = Objects.requireNonNull(advice, "advice");
         if (groupId.isEmpty()) {
             throw new IllegalArgumentException("the layout store needs a group id; got an empty one");
         }
@@ -248,10 +250,8 @@ public final class KafkaLayoutStore implements LayoutStore {
             }
         }
         failures.incrementAndGet();
-        log.warn("Could not read the stored layout of group {} from topic {} in time: {}. The leader goes on with the "
-                + "layouts its members report, stores nothing until a read succeeds, and follows {} for topics no "
-                + "member knows ({} layout store failures so far).", groupId, topic, cause,
-                KeyPreservingAssignorConfig.LAYOUT_STORE_UNREADABLE_POLICY_CONFIG, failures.get());
+        log.warn("Could not read the stored layout of group {} from topic {} in time: {}. {} ({} layout store failures "
+                + "so far).", groupId, topic, cause, advice.whileUnreadable(), failures.get());
         return Loaded.FAILED;
     }
 
@@ -421,7 +421,7 @@ public final class KafkaLayoutStore implements LayoutStore {
             ConfigEntry entry = config == null ? null : config.get(TopicConfig.CLEANUP_POLICY_CONFIG);
             String policy = entry == null ? null : entry.value();
             if (!isCompactedOnly(policy) && warnedNotCompacted.compareAndSet(false, true)) {
-                log.warn(notCompactedWarning(topic, policy));
+                log.warn(notCompactedWarning(topic, policy, advice));
             }
         } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
             log.debug("Could not read the cleanup.policy of layout store topic {}: {}", topic, e.toString());
@@ -445,12 +445,12 @@ public final class KafkaLayoutStore implements LayoutStore {
     }
 
     /** The WARN for a layout topic whose cleanup.policy is not {@code compact}, with the fix. */
-    public static String notCompactedWarning(String topic, String policy) {
+    public static String notCompactedWarning(String topic, String policy, StoreAdvice advice) {
         return "Layout store topic " + topic + " has cleanup.policy=" + policy + ", not compact: the brokers delete "
                 + "the group layouts in it after retention.ms, and a group that restarts entirely after that takes its "
                 + "topics' partition counts as task counts (keys of expanded topics move). Fix it with: "
                 + "kafka-configs.sh --bootstrap-server <brokers> --alter --entity-type topics --entity-name " + topic
-                + " --add-config cleanup.policy=compact (or set " + KeyPreservingAssignorConfig.LAYOUT_STORE_TOPIC_CONFIG
+                + " --add-config cleanup.policy=compact (or set " + advice.topicSetting()
                 + " to a new topic, which the assignor creates compacted).";
     }
 

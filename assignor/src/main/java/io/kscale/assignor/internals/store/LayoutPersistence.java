@@ -1,11 +1,8 @@
 package io.kscale.assignor.internals.store;
 
-import io.kscale.assignor.KeyPreservingAssignor;
-import io.kscale.assignor.KeyPreservingAssignorConfig;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.ProvisionalTopics;
-import io.kscale.assignor.internals.leader.LayoutAgreement;
-import io.kscale.assignor.internals.member.ConsumerCloseWatch;
+import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import java.time.Duration;
 import java.util.List;
@@ -48,10 +45,10 @@ import org.slf4j.LoggerFactory;
  * never closes its assignor (see {@link ConsumerCloseWatch}), so nothing may stay running for
  * good. Saves are coalesced: while one runs, only the newest layout waits.
  *
- * <p><b>Loads run in {@code assign()}</b>, at most once per rebalance ({@link LayoutAgreement}),
+ * <p><b>Loads run in {@code assign()}</b>, at most once per rebalance (the consumer leader's {@code LayoutAgreement}),
  * as the leader needs the result to assign; the store reads only what is new since its last load.
  * Each load, closes included, and each save get one budget,
- * {@value KeyPreservingAssignorConfig#LAYOUT_STORE_TIMEOUT_MS_CONFIG}, which the settings keep
+ * the owner's store timeout ({@code kscale.assignor.layout.store.timeout.ms} for the consumer assignor), which the settings keep
  * well below the rebalance timeouts. So the store costs one rebalance at most that budget.
  *
  * <p><b>Read before write</b> (issue 17). A save never replaces what it has not read: the writer
@@ -83,7 +80,7 @@ public final class LayoutPersistence {
     /** The longest delay between two follow-up rebalances that read the store again. */
     public static final Duration RETRY_MAX = Duration.ofMinutes(5);
 
-    private static final Logger log = LoggerFactory.getLogger(KeyPreservingAssignor.class);
+    private static final Logger log = LoggerFactory.getLogger(LayoutPersistence.class);
 
     private final LayoutStore store;
     /** Where saves run when given; else {@link #ownWriter}, started when needed. */
@@ -92,6 +89,7 @@ public final class LayoutPersistence {
     private final Duration budget;
     private final Time time;
     private final AssignorMetrics metrics;
+    private final StoreAdvice advice;
 
     private final Object lock = new Object();
     /** Whether {@link #stored} tells what the store holds (from a read or a save of this instance). */
@@ -113,20 +111,23 @@ public final class LayoutPersistence {
      * @param writer where saves run; null for a thread of this instance's own
      * @param budget the longest one load or one save takes, closes included
      * @param threadName the name of the own writer thread
+     * @param advice how the WARNs name the owner's settings
      */
     public LayoutPersistence(LayoutStore store, Executor writer, Duration budget, Time time, AssignorMetrics metrics,
-                      String threadName) {
+                      String threadName, StoreAdvice advice) {
         this.store = store;
         this.budget = budget;
         this.time = time;
         this.metrics = metrics;
         this.givenWriter = writer;
         this.threadName = threadName;
+        this.advice = java.util.Objects.requireNonNull(advice, "advice");
     }
 
     /** A persistence that stores nothing. */
     public static LayoutPersistence disabled(AssignorMetrics metrics) {
-        return new LayoutPersistence(LayoutStore.DISABLED, Runnable::run, Duration.ofMillis(1), Time.SYSTEM, metrics, "");
+        return new LayoutPersistence(LayoutStore.DISABLED, Runnable::run, Duration.ofMillis(1), Time.SYSTEM, metrics, "",
+                new StoreAdvice("", "")); // a disabled store never warns
     }
 
     private static ExecutorService writerThread(String name) {
@@ -318,7 +319,7 @@ public final class LayoutPersistence {
                     + "agreed on, and other: {}. Not replacing it; the next rebalance merges it. Another leader of the "
                     + "group wrote it, or another application with WRITE on the store topic (give each group a topic "
                     + "of its own with {}).", held.epoch(), next.epoch(), held,
-                    KeyPreservingAssignorConfig.LAYOUT_STORE_TOPIC_CONFIG);
+                    advice.topicSetting());
             return false;
         }
         boolean saved = save(next);

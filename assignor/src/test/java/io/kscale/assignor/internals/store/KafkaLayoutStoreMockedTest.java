@@ -45,6 +45,8 @@ class KafkaLayoutStoreMockedTest {
     private static final String TOPIC = "kscale-assignor-layouts";
     private static final TopicPartition PARTITION = new TopicPartition(TOPIC, 0);
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    /** The owner's words in the store's WARNs; any adapter's would do. */
+    private static final StoreAdvice ADVICE = new StoreAdvice("test.layout.store.topic", "The test goes on without it");
 
     private final MockTime time = new MockTime(1_700_000_000_000L);
     private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
@@ -57,7 +59,7 @@ class KafkaLayoutStoreMockedTest {
     private RuntimeException describeFailure;
 
     private final KafkaLayoutStore store = new KafkaLayoutStore(GROUP, TOPIC, (short) -1, TIMEOUT,
-            Map.of("bootstrap.servers", "127.0.0.1:9", "group.id", GROUP), new MockClients(), time);
+            Map.of("bootstrap.servers", "127.0.0.1:9", "group.id", GROUP), ADVICE, new MockClients(), time);
 
     @Test
     void shouldReadOnlyTheRecordsAppendedSinceTheLastLoad() {
@@ -180,10 +182,11 @@ class KafkaLayoutStoreMockedTest {
         assertThat(KafkaLayoutStore.isCompactedOnly("compact,delete")).as("delete removes layouts after retention").isFalse();
         assertThat(KafkaLayoutStore.isCompactedOnly("delete")).isFalse();
         assertThat(KafkaLayoutStore.isCompactedOnly(null)).isFalse();
-        assertThat(KafkaLayoutStore.notCompactedWarning(TOPIC, "delete"))
+        assertThat(KafkaLayoutStore.notCompactedWarning(TOPIC, "delete", ADVICE))
                 .contains("cleanup.policy=delete")
                 .contains("kafka-configs.sh --bootstrap-server <brokers> --alter --entity-type topics --entity-name "
-                        + TOPIC + " --add-config cleanup.policy=compact");
+                        + TOPIC + " --add-config cleanup.policy=compact")
+                .contains("or set " + ADVICE.topicSetting() + " to a new topic");
     }
 
     /** The store topic holds the group's layouts of epochs 1 and 2 at offsets 0 and 1, read once. */

@@ -34,6 +34,8 @@ class KafkaLayoutStoreTest {
     private static final String GROUP = "orders-app";
     private static final String TOPIC = "__kscale_layouts";
     private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    /** The owner's words in the store's WARNs; any adapter's would do. */
+    private static final StoreAdvice ADVICE = new StoreAdvice("test.layout.store.topic", "The test goes on without it");
     /** Closing a client may take up to a second after the call's timeout; the rest is scheduling slack. */
     private static final Duration CALL_LIMIT = TIMEOUT.plusSeconds(3);
     private static final GroupLayout LAYOUT = GroupLayout.of(3, List.of(TopicLayout.of("orders", 4, 8)));
@@ -152,19 +154,19 @@ class KafkaLayoutStoreTest {
     void shouldRejectIllegalArguments() {
         Map<String, Object> configs = consumerConfigs();
 
-        assertThatThrownBy(() -> new KafkaLayoutStore("", TOPIC, (short) -1, TIMEOUT, configs))
+        assertThatThrownBy(() -> new KafkaLayoutStore("", TOPIC, (short) -1, TIMEOUT, configs, ADVICE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("group id");
-        assertThatThrownBy(() -> new KafkaLayoutStore(GROUP, "bad topic", (short) -1, TIMEOUT, configs))
+        assertThatThrownBy(() -> new KafkaLayoutStore(GROUP, "bad topic", (short) -1, TIMEOUT, configs, ADVICE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad topic");
-        assertThatThrownBy(() -> new KafkaLayoutStore(GROUP, TOPIC, (short) 0, TIMEOUT, configs))
+        assertThatThrownBy(() -> new KafkaLayoutStore(GROUP, TOPIC, (short) 0, TIMEOUT, configs, ADVICE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("replication factor 0");
-        assertThatThrownBy(() -> new KafkaLayoutStore(GROUP, TOPIC, (short) -1, Duration.ZERO, configs))
+        assertThatThrownBy(() -> new KafkaLayoutStore(GROUP, TOPIC, (short) -1, Duration.ZERO, configs, ADVICE))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout");
     }
 
     @Test
     void shouldNameTopicAndGroup() {
-        KafkaLayoutStore store = new KafkaLayoutStore(GROUP, TOPIC, (short) -1, TIMEOUT, consumerConfigs());
+        KafkaLayoutStore store = new KafkaLayoutStore(GROUP, TOPIC, (short) -1, TIMEOUT, consumerConfigs(), ADVICE);
 
         assertThat(store).hasToString("KafkaLayoutStore(topic __kscale_layouts, group orders-app)");
     }
@@ -218,6 +220,6 @@ class KafkaLayoutStoreTest {
         Map<String, Object> configs = consumerConfigs();
         configs.keySet().removeAll(SECURITY.keySet());
         configs.put("bootstrap.servers", InetAddress.getLoopbackAddress().getHostAddress() + ":" + refusing.getLocalPort());
-        return new KafkaLayoutStore(GROUP, TOPIC, (short) -1, TIMEOUT, configs);
+        return new KafkaLayoutStore(GROUP, TOPIC, (short) -1, TIMEOUT, configs, ADVICE);
     }
 }

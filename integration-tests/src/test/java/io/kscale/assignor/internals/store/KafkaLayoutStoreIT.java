@@ -40,6 +40,8 @@ class KafkaLayoutStoreIT {
 
     /** Generous for a broker that has just started; a call returns as soon as it is done. */
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    /** The owner's words in the store's WARNs; any adapter's would do. */
+    private static final StoreAdvice ADVICE = new StoreAdvice("test.layout.store.topic", "The test goes on without it");
     private static final String GROUP = "orders-app";
     private static final String OTHER_GROUP = "payments-app";
     private static final GroupLayout FIRST = layout(1, 4, 4);
@@ -184,7 +186,7 @@ class KafkaLayoutStoreIT {
     }
 
     private static KafkaLayoutStore store(KafkaCluster cluster, String group, String topic) {
-        return new KafkaLayoutStore(group, topic, (short) 1, TIMEOUT, consumerConfigs(cluster, group));
+        return new KafkaLayoutStore(group, topic, (short) 1, TIMEOUT, consumerConfigs(cluster, group), ADVICE);
     }
 
     /** What a consumer of the group hands its assignor: its own settings, not only the connection. */

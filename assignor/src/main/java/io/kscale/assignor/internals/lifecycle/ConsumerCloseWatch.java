@@ -1,4 +1,4 @@
-package io.kscale.assignor.internals.member;
+package io.kscale.assignor.internals.lifecycle;
 
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Tells an assignor that its consumer has closed. Kafka never closes a partition assignor (4.4's
  * {@code ClassicKafkaConsumer.close()} closes interceptors, deserializers and metrics, not
- * assignors), yet what an assignor registers in static state (its metrics, its entry in
- * {@link MemberLayouts}) must go with its consumer. The one signal a consumer's close gives that
+ * assignors), yet what an assignor registers in static state (its metrics, the consumer
+ * assignor's entry in {@code MemberLayouts}) must go with its consumer. The one signal a consumer's close gives that
  * an assignor can observe: it unregisters its {@code kafka.consumer:type=app-info,id=<client.id>}
  * MBean, which the platform MBean server announces. So one listener, on the MBean server's
  * delegate, maps that announcement to the assignors of that client id and closes them.
@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * announcement), and the listener is removed from the MBean server once no assignor is watched,
  * so that nothing there refers to this class loader afterwards.
  *
- * <p>Other helpers that register metrics per consumer use it too: an {@link
- * io.kscale.assignor.ExpansionBarrier} registers a release of its metrics
+ * <p>Shared by the adapters (the consumer assignor, the Kafka Streams assignor's leader metrics),
+ * so it depends on none of them. Other helpers that register metrics per consumer use it too: an
+ * {@code ExpansionBarrier} registers a release of its metrics
  * ({@link #watch(String, Object, Runnable)}), which runs when its consumer closes, or at the next
  * purge once the barrier itself was collected (an application that replaced its barrier without
  * closing it), whichever comes first.
