@@ -75,6 +75,16 @@ import org.slf4j.LoggerFactory;
  * equals T has one partition per task) and consumers without a layout pass records through
  * untouched and at once.
  *
+ * <p><b>On {@code group.protocol=consumer}</b> (KIP-848) the barrier passes every record through
+ * unchanged. The brokers assign partitions there, and the assignment carries no userData, so the
+ * task layout the barrier merges by (T, and which partitions share a task) never reaches the
+ * consumer; {@link KeyPreservingAssignor} cannot run on that protocol at all. The barrier learns
+ * the protocol from the settings given to {@link #wrap(Consumer, Map)} (the consumer's own, with
+ * their {@code group.protocol}) and logs one WARN when it is created, naming the broker-side
+ * {@code io.kscale.assignor.KeyPreservingServerAssignor}, which keeps keys with their task but
+ * not their order across an expansion. Wrapped without those settings, it sees no layout for an
+ * assigned partition and logs one WARN that names both protocols' causes.
+ *
  * <p><b>The bounds.</b> No wait lasts for ever; each way past the rule is counted in a metric and
  * logged as a WARN naming it (at most one WARN per cause a minute, with the count since the
  * last):
@@ -238,6 +248,8 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     private List<TaskMerge> tasks = List.of();
     private long delivered;
     private long heldBack;
+    /** Whether the settings given to {@code wrap} say {@code group.protocol=consumer}: then every record passes through. */
+    private final boolean consumerProtocol;
     private boolean warnedNoGroup;
     private boolean warnedNoLayout;
 
@@ -251,6 +263,15 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         // Held weakly there; the release refers to the metrics only, not to this barrier.
         ConsumerCloseWatch.watch(clientId, this, metrics::close);
         Arrays.fill(lastWarnedMs, NEVER);
+        this.consumerProtocol = config.consumerProtocol();
+        if (consumerProtocol) {
+            LOG.warn("ExpansionBarrier of consumer {}: with group.protocol=consumer (KIP-848) the brokers assign "
+                    + "partitions and send no assignment userData, so no task layout (T, and which partitions share a "
+                    + "task) reaches this consumer, and records pass through unchanged, in the consumer's order: key "
+                    + "order across an expansion is not kept. Keys still stay with their task if you {}. To keep key "
+                    + "order too, use group.protocol=classic with partition.assignment.strategy={}.", clientId,
+                    ConsumerProtocol.SERVER_ASSIGNOR_SETUP, KeyPreservingAssignor.class.getName());
+        }
     }
 
     /** The consumer's own client id (Kafka generates one if unset), else the settings' {@code client.id}. */
@@ -418,6 +439,9 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     }
 
     private GroupLayout layout(Set<TopicPartition> assignment) {
+        if (consumerProtocol) {
+            return null; // said once, at construction
+        }
         ConsumerGroupMetadata group;
         try {
             group = consumer.groupMetadata();
@@ -433,9 +457,13 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         Optional<GroupLayout> layout = MemberLayouts.latest(group.groupId(), group.memberId());
         if (layout.isEmpty() && !assignment.isEmpty() && !warnedNoLayout) {
             warnedNoLayout = true;
+            // Also what a consumer on group.protocol=consumer sees when wrap() was not given its settings.
             LOG.warn("ExpansionBarrier: no task layout for member {} of group {} although it has {} partitions, so "
-                    + "records pass through unordered; set partition.assignment.strategy={}", group.memberId(),
-                    group.groupId(), assignment.size(), KeyPreservingAssignor.class.getName());
+                    + "records pass through unordered. The layout comes from partition.assignment.strategy={} on "
+                    + "group.protocol=classic. On group.protocol=consumer (KIP-848) no layout reaches the consumer, and "
+                    + "the barrier cannot order keys; there, for keys to stay with their task, {}.", group.memberId(),
+                    group.groupId(), assignment.size(), KeyPreservingAssignor.class.getName(),
+                    ConsumerProtocol.SERVER_ASSIGNOR_SETUP);
         }
         return layout.orElse(null);
     }

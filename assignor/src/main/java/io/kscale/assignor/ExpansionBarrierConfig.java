@@ -56,6 +56,7 @@ public final class ExpansionBarrierConfig {
     private final Duration grace;
     private final Duration maxHold;
     private final String clientId;
+    private final boolean consumerProtocol;
 
     /**
      * Parses and validates the settings.
@@ -77,6 +78,7 @@ public final class ExpansionBarrierConfig {
         this.maxHold = Duration.ofMillis(maxHoldMs);
         Object client = props.get(ConsumerConfig.CLIENT_ID_CONFIG);
         this.clientId = client == null ? "" : client.toString();
+        this.consumerProtocol = ConsumerProtocol.isChosenIn(props);
     }
 
     /** @return {@value #GRACE_MS_CONFIG} */
@@ -92,6 +94,11 @@ public final class ExpansionBarrierConfig {
     /** @return the map's {@code client.id}, or "": names the barrier's metrics when the consumer's own are not at hand */
     String clientId() {
         return clientId;
+    }
+
+    /** @return whether the map says {@code group.protocol=consumer} (KIP-848): no task layout reaches the barrier then */
+    boolean consumerProtocol() {
+        return consumerProtocol;
     }
 
     /**

@@ -249,9 +249,12 @@ public final class KeyPreservingAssignorConfig {
      * Parses and validates the settings.
      *
      * @param props the consumer's settings; unknown keys are ignored
-     * @throws ConfigException naming the key, the value and what is allowed if a value is invalid
+     * @throws ConfigException naming the key, the value and what is allowed if a value is invalid,
+     *         or naming {@code group.protocol} and the broker-side assignor if the consumer uses
+     *         {@code group.protocol=consumer} (KIP-848), where this assignor cannot run
      */
     public KeyPreservingAssignorConfig(Map<String, ?> props) {
+        requireClassicProtocol(props);
         // An instance is not a CLASS value: take it out before the ConfigDef parses the rest.
         Object listener = props.get(TASK_STATE_LISTENER_CONFIG);
         Map<String, Object> parsable = new HashMap<>(props);
@@ -286,6 +289,22 @@ public final class KeyPreservingAssignorConfig {
                 .build();
         this.leaderSettings = new LeaderSettings(taskCounts, expansionPolicy, coPartitioning, layoutForgetAfterMs,
                 placementSettings, unreadableStorePolicy);
+    }
+
+    /**
+     * Fails on {@code group.protocol=consumer}. Kafka's own consumer refuses
+     * {@code partition.assignment.strategy} on that protocol before it loads any assignor (4.x), or
+     * ignores it (3.x), so this is seen by code that configures the assignor itself; the user of
+     * a plain {@code KafkaConsumer} sees Kafka's message (docs/consumer-assignor.md says which).
+     */
+    private static void requireClassicProtocol(Map<String, ?> props) {
+        if (ConsumerProtocol.isChosenIn(props)) {
+            throw new ConfigException(ConsumerConfig.GROUP_PROTOCOL_CONFIG, props.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG),
+                    KeyPreservingAssignor.class.getName() + " runs only with group.protocol=classic: with consumer "
+                    + "(KIP-848) the brokers assign partitions and no client-side assignor runs. For key-preserving "
+                    + "assignment there, " + ConsumerProtocol.SERVER_ASSIGNOR_SETUP + ", and remove "
+                    + ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG + "; or set group.protocol=classic");
+        }
     }
 
     /**

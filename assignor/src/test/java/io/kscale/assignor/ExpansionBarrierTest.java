@@ -10,6 +10,9 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -94,6 +97,11 @@ class ExpansionBarrierTest {
 
     /** As {@link #start(GroupLayout, TopicPartition...)}, with this max hold; the metrics are named by the group id. */
     private void start(GroupLayout layout, Duration maxHold, TopicPartition... assigned) {
+        start(layout, maxHold, Map.of(), assigned);
+    }
+
+    /** As above, with more consumer settings handed to the barrier. */
+    private void start(GroupLayout layout, Duration maxHold, Map<String, Object> settings, TopicPartition... assigned) {
         if (barrier != null) {
             barrier.close();
         }
@@ -105,10 +113,11 @@ class ExpansionBarrierTest {
             ConsumerGroupMetadata group = consumer.groupMetadata();
             published.publish(group.groupId(), group.memberId(), layout);
         }
-        barrier = new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(Map.of(
-                ExpansionBarrierConfig.GRACE_MS_CONFIG, GRACE.toMillis(),
-                ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG, maxHold.toMillis(),
-                ConsumerConfig.CLIENT_ID_CONFIG, groupId)), time);
+        Map<String, Object> barrierSettings = new HashMap<>(settings);
+        barrierSettings.put(ExpansionBarrierConfig.GRACE_MS_CONFIG, GRACE.toMillis());
+        barrierSettings.put(ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG, maxHold.toMillis());
+        barrierSettings.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId);
+        barrier = new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(barrierSettings), time);
     }
 
     @AfterEach
@@ -479,6 +488,69 @@ class ExpansionBarrierTest {
 
         assertThat(records).isSameAs(consumer.lastPolled);
         assertThat(values(records)).containsExactlyInAnyOrder("a", "b");
+    }
+
+    /**
+     * Issue 18: on group.protocol=consumer (KIP-848) no task layout reaches the consumer (the
+     * brokers assign, with no userData), so the barrier cannot order keys. It passes records
+     * through and says why once, naming the broker-side assignor; before, it advised
+     * partition.assignment.strategy, which Kafka refuses on that protocol.
+     */
+    @Test
+    void shouldPassEveryRecordThroughWithOneWarningNamingTheServerSideAssignorOnTheConsumerProtocol() {
+        String warnings = stderrDuring(() -> {
+            start(null, MAX_HOLD, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"), orders(1), orders(5));
+            for (int i = 0; i < 3; i++) {
+                consumer.append(orders(5), 500 + i, "k", "child-" + i);
+                consumer.append(orders(1), 100 + i, "k", "parent-" + i);
+                ConsumerRecords<String, String> records = pollRecords();
+                assertThat(records).as("the consumer's own records, in its order").isSameAs(consumer.lastPolled);
+                assertThat(values(records)).containsExactlyInAnyOrder("child-" + i, "parent-" + i);
+            }
+        });
+        String clientId = consumer.groupMetadata().groupId();
+
+        assertThat(barrier.heldBackRecords()).isZero();
+        assertThat(consumer.paused()).isEmpty();
+        assertThat(linesNaming(warnings, clientId)).as("WARNs naming this consumer").singleElement().asString()
+                .contains("WARN", "group.protocol=consumer", "no task layout",
+                        "io.kscale.assignor.KeyPreservingServerAssignor", "group.consumer.assignors",
+                        "group.remote.assignor=kscale-key-preserving");
+    }
+
+    /** Wrapped without the consumer's settings, the barrier cannot tell the protocol: the WARN names both. */
+    @Test
+    void shouldWarnOnceNamingBothProtocolsWhenNoLayoutArrivesForAssignedPartitions() {
+        String warnings = stderrDuring(() -> {
+            start(null, orders(1), orders(5));
+            for (int i = 0; i < 3; i++) {
+                consumer.append(orders(1), 100 + i, "k", "parent-" + i);
+                assertThat(poll()).containsExactly("parent-" + i);
+            }
+        });
+
+        assertThat(linesNaming(warnings, consumer.groupMetadata().groupId())).singleElement().asString()
+                .contains("WARN", "no task layout", "partition.assignment.strategy=" + KeyPreservingAssignor.class.getName(),
+                        "group.protocol=consumer", "io.kscale.assignor.KeyPreservingServerAssignor");
+    }
+
+    /** What slf4j-simple, the tests' logger, wrote while {@code action} ran: it looks {@code System.err} up at each line. */
+    private static String stderrDuring(Runnable action) {
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            action.run();
+        } finally {
+            System.setErr(original);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        original.print(text);
+        return text;
+    }
+
+    private static List<String> linesNaming(String log, String name) {
+        return log.lines().filter(line -> line.contains(name)).collect(Collectors.toList());
     }
 
     @Test
