@@ -97,6 +97,7 @@ final class StickyRound {
     static Stint firstStint(PartitionView view, long seed, long stickyBytes) {
         int[] order = view.availablePartitions().clone();
         shuffle(order, seed);
+        order = groupedByLeader(order, view, PartitionView.UNKNOWN_LEADER);
         StickyRound round = new StickyRound(order, new long[view.partitionCount()], view.partitionCount(), seed);
         return round.stintFrom(0, -1, 0, view, stickyBytes);
     }
@@ -154,6 +155,7 @@ final class StickyRound {
         long nextSeed = mix64(seed + SEED_GAMMA);
         shuffle(nextOrder, nextSeed);
         fastForward(nextOrder, nextCarries, avoid, stickyBytes);
+        nextOrder = groupedByLeader(nextOrder, view, leaderToContinue(nextOrder, nextCarries, avoid, view, stickyBytes));
         bringForward(nextOrder, nextCarries, avoid, stickyBytes);
         return new StickyRound(nextOrder, nextCarries, view.partitionCount(), nextSeed);
     }
@@ -178,6 +180,7 @@ final class StickyRound {
         nextOrder = Arrays.copyOf(nextOrder, length);
         long nextSeed = mix64(seed ^ (SEED_GAMMA * (index + 1)));
         shuffle(nextOrder, nextSeed);
+        nextOrder = groupedByLeader(nextOrder, view, leaderToContinue(nextOrder, nextCarries, avoid, view, stickyBytes));
         bringForward(nextOrder, nextCarries, avoid, stickyBytes);
         return new StickyRound(nextOrder, nextCarries, count, nextSeed);
     }
@@ -208,6 +211,55 @@ final class StickyRound {
         for (int partition : order) {
             carries[partition] -= rounds * stickyBytes;
         }
+    }
+
+    /**
+     * The leader whose partitions a new round should visit first: the leader of {@code avoid}, the
+     * partition just used, so that the switch into the new round stays on its broker; but only if
+     * another of its partitions will take records (else {@link PartitionView#UNKNOWN_LEADER}, and
+     * the groups keep their shuffled order).
+     */
+    private static int leaderToContinue(int[] order, long[] carries, int avoid, PartitionView view, long stickyBytes) {
+        int leader = view.leader(avoid);
+        if (leader == PartitionView.UNKNOWN_LEADER) {
+            return leader;
+        }
+        for (int partition : order) {
+            if (partition != avoid && view.leader(partition) == leader && carries[partition] < stickyBytes) {
+                return leader;
+            }
+        }
+        return PartitionView.UNKNOWN_LEADER;
+    }
+
+    /**
+     * {@code order} with the partitions of each leader next to each other: the group of
+     * {@code firstLeader} first, then the other groups in the order of their first partition in
+     * {@code order}; within a group, the order of {@code order}. So the shuffle still decides which
+     * broker comes next and in which order its partitions come, and partitions whose leader the view
+     * does not know form one group. Once per round; time proportional to partitions times leaders.
+     */
+    private static int[] groupedByLeader(int[] order, PartitionView view, int firstLeader) {
+        int[] grouped = new int[order.length];
+        boolean[] placed = new boolean[order.length];
+        int filled = appendGroup(order, view, firstLeader, grouped, 0, placed);
+        for (int i = 0; i < order.length; i++) {
+            if (!placed[i]) {
+                filled = appendGroup(order, view, view.leader(order[i]), grouped, filled, placed);
+            }
+        }
+        return grouped;
+    }
+
+    /** Appends the partitions of {@code order} led by {@code leader} and not yet placed to {@code grouped}. */
+    private static int appendGroup(int[] order, PartitionView view, int leader, int[] grouped, int filled, boolean[] placed) {
+        for (int i = 0; i < order.length; i++) {
+            if (!placed[i] && view.leader(order[i]) == leader) {
+                grouped[filled++] = order[i];
+                placed[i] = true;
+            }
+        }
+        return filled;
     }
 
     /** Moves the first partition that will take records and is not {@code avoid} to the front. */

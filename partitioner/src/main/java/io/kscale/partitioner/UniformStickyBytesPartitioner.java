@@ -373,10 +373,13 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         int partitionCount = partitionCount(topic, cluster);
         List<PartitionInfo> available = cluster.availablePartitionsForTopic(topic);
         int[] ids = new int[available.size()];
+        int[] leaders = new int[ids.length];
         for (int i = 0; i < ids.length; i++) {
-            ids[i] = available.get(i).partition();
+            PartitionInfo info = available.get(i);
+            ids[i] = info.partition();
+            leaders[i] = info.leader() == null ? PartitionView.UNKNOWN_LEADER : info.leader().id();
         }
-        PartitionView view = PartitionView.of(partitionCount, ids);
+        PartitionView view = PartitionView.withLeaders(partitionCount, ids, leaders);
         if (view.noneHadLeader()) {
             log.debug("No partition of topic {} has a leader; using all {} partitions", topic, partitionCount);
         }
