@@ -41,6 +41,7 @@ public final class StintBoundaryProbe {
     private static final int PARTITIONS = 30;
     private static final int RECORD_SIZE = 512;
     /** ProducerPerformance's throttle sleeps only once it is this far ahead of schedule. */
+    private static final int FULL_SPEED_RECORDS = 4_000_000;
     private static final long MIN_SLEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private StintBoundaryProbe() {
@@ -102,13 +103,14 @@ public final class StintBoundaryProbe {
             default:
                 throw new IllegalArgumentException("partitioner: kscale, built-in or round-robin, not " + partitioner);
         }
-        int expected = rate * seconds + 16;
+        // Rate 0: full speed, no pacing; the arrays then hold the first FULL_SPEED_RECORDS records.
+        int expected = rate == 0 ? FULL_SPEED_RECORDS : rate * seconds + 16;
         int[] partitionOf = new int[expected];
         byte[] burstStart = new byte[expected];
         long[] latency = new long[expected];
         AtomicLong failed = new AtomicLong();
         byte[] value = new byte[RECORD_SIZE];
-        long intervalNanos = TimeUnit.SECONDS.toNanos(1) / rate;
+        long intervalNanos = rate == 0 ? 0 : TimeUnit.SECONDS.toNanos(1) / rate;
         int sent = 0;
         long start;
         long end;
