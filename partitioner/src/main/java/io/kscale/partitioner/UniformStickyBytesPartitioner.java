@@ -36,6 +36,9 @@ import org.slf4j.LoggerFactory;
  *       that had a leader throughout differ by less than {@code 2 (N + R)} at every moment (by less
  *       than {@code N + R} when no record exceeds N). Partitions take turns in shuffled rounds and
  *       each stint's overshoot shortens that partition's next stint.
+ *   <li>Broker by broker: a round visits the partitions of one leader one after another, so a
+ *       switch in the middle of a burst of records usually keeps the burst on one broker, in one
+ *       produce request (see {@link StickyRound}).
  *   <li>Partitions without a leader are skipped (all are used if none has one), and a partition
  *       whose leader returns gets one stint per round, not the backlog it missed. A stint ends at
  *       once if its partition loses its leader.
@@ -373,10 +376,13 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         int partitionCount = partitionCount(topic, cluster);
         List<PartitionInfo> available = cluster.availablePartitionsForTopic(topic);
         int[] ids = new int[available.size()];
+        int[] leaders = new int[ids.length];
         for (int i = 0; i < ids.length; i++) {
-            ids[i] = available.get(i).partition();
+            PartitionInfo info = available.get(i);
+            ids[i] = info.partition();
+            leaders[i] = info.leader() == null ? PartitionView.UNKNOWN_LEADER : info.leader().id();
         }
-        PartitionView view = PartitionView.of(partitionCount, ids);
+        PartitionView view = PartitionView.withLeaders(partitionCount, ids, leaders);
         if (view.noneHadLeader()) {
             log.debug("No partition of topic {} has a leader; using all {} partitions", topic, partitionCount);
         }
