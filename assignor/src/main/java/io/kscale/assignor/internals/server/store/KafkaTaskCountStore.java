@@ -166,7 +166,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         this.storePartition = new TopicPartition(topic, PARTITION);
         this.classicTopic = classicName;
         this.settings = StoreClientSettings.derive(brokerConfigs, bootstrapServers, clientOverrides,
-                "kscale-task-count-store-" + nodeId);
+                clientId(brokerConfigs));
         this.storeTopic = new StoreTopic(topic, replicationFactor);
         this.clients = Objects.requireNonNull(clients, "clients");
         this.time = Objects.requireNonNull(time, "time");
@@ -507,6 +507,11 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         } catch (RuntimeException e) {
             log.debug("Closing the task count store's {} failed", client, e);
         }
+    }
+
+    /** @return the client id of the store's clients on this broker */
+    static String clientId(Map<String, ?> brokerConfigs) {
+        return "kscale-task-count-store-" + nodeId(brokerConfigs);
     }
 
     private static String nodeId(Map<String, ?> brokerConfigs) {

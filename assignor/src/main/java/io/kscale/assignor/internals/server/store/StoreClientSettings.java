@@ -45,6 +45,8 @@ final class StoreClientSettings {
     /** The broker setting prefix of the store's client overrides (the assignor's config strips it). */
     static final String CLIENT_PREFIX = "kscale.server.assignor.store.client.";
     static final String PLAINTEXT = "PLAINTEXT";
+    /** Kafka's default {@code listeners}: the assignor gets the broker's originals, without defaults. */
+    static final String DEFAULT_LISTENERS = "PLAINTEXT://:9092";
     /** Kafka's default {@code listener.security.protocol.map}: each protocol name maps to itself. */
     private static final Set<String> PROTOCOLS = Set.of("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL");
     private static final Pattern LISTENER = Pattern.compile("\\s*([A-Za-z0-9_]+)://(\\[[^\\]]*\\]|[^:\\[\\]]*):(\\d+)\\s*");
@@ -66,7 +68,8 @@ final class StoreClientSettings {
     }
 
     /**
-     * @param brokerConfigs     the broker's configs as handed to the assignor's {@code configure}
+     * @param brokerConfigs     the broker's configs as handed to the assignor's {@code configure}: its
+     *                          originals, values mostly strings, Kafka's defaults absent
      * @param bootstrapServers  the store's bootstrap servers, empty to derive them
      * @param overrides         client settings, the prefix {@value #CLIENT_PREFIX} stripped
      * @param clientId          the clients' id
@@ -90,7 +93,8 @@ final class StoreClientSettings {
                         + "; set the store's bootstrap servers and its " + CLIENT_PREFIX + "* client settings", null);
             }
             if (!endpoint.protocol.equals(PLAINTEXT) && !overrides.containsKey(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG)) {
-                return new StoreClientSettings(Map.of(), "listener " + endpoint.listener + " uses " + endpoint.protocol
+                return new StoreClientSettings(Map.of(), "listener " + endpoint.listener + " (" + endpoint.address + ") uses "
+                        + endpoint.protocol
                         + ", and the broker's configs hold no client credentials: add " + CLIENT_PREFIX
                         + "security.protocol=" + endpoint.protocol + " and the client settings that protocol needs ("
                         + CLIENT_PREFIX + "ssl.truststore.location, " + CLIENT_PREFIX + "sasl.mechanism, " + CLIENT_PREFIX
@@ -106,6 +110,11 @@ final class StoreClientSettings {
             }
         });
         return new StoreClientSettings(common, null, description);
+    }
+
+    /** @return the settings every client gets (before its own), empty if {@link #problem()} */
+    Map<String, Object> common() {
+        return Map.copyOf(common);
     }
 
     /** @return why the store has no client settings, empty if it has */
@@ -178,7 +187,8 @@ final class StoreClientSettings {
      */
     static Endpoint interBrokerEndpoint(Map<String, ?> brokerConfigs) {
         Map<String, String> protocols = protocolMap(text(brokerConfigs, "listener.security.protocol.map"));
-        Map<String, String[]> bound = listeners(text(brokerConfigs, "listeners"), "listeners");
+        String listeners = text(brokerConfigs, "listeners");
+        Map<String, String[]> bound = listeners(listeners.isEmpty() ? DEFAULT_LISTENERS : listeners, "listeners");
         Map<String, String[]> advertised = listeners(text(brokerConfigs, "advertised.listeners"), "advertised.listeners");
         Set<String> controllers = names(text(brokerConfigs, "controller.listener.names"));
         String name = upper(text(brokerConfigs, "inter.broker.listener.name"));

@@ -13,6 +13,8 @@ import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.ClusterAuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,6 +68,13 @@ final class StoreTopic {
             log.info("Created topic {} for the task counts of the broker-side key-preserving assignor", topic);
             checked = true;
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof TopicAuthorizationException
+                    || e.getCause() instanceof ClusterAuthorizationException) {
+                // An operator may have created the topic for a principal that may not: reading it tells.
+                log.debug("May not create task count topic {} ({}); reading it in case it exists", topic,
+                        e.getCause().toString());
+                return;
+            }
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;
             }

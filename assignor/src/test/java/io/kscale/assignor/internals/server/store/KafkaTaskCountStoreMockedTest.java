@@ -51,6 +51,18 @@ class KafkaTaskCountStoreMockedTest {
     }
 
     @Test
+    void shouldReadATopicAnOperatorCreatedForAPrincipalThatMayNotCreateIt() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.createFailure = new org.apache.kafka.common.errors.TopicAuthorizationException(
+                java.util.Set.of(StoreHarness.TOPIC));
+
+        assertThat(harness.step()).isTrue();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
     void shouldAnswerNoneStoredOnceAnEmptyTopicIsRead() {
         assertThat(harness.step()).isTrue();
 

@@ -20,6 +20,12 @@ class StoreClientSettingsTest {
     }
 
     @Test
+    void shouldTakeKafkasDefaultListenerWhenTheConfigsNameNone() {
+        assertThat(endpoint("node.id", "1")).as("the assignor gets the originals, without defaults")
+                .hasToString("PLAINTEXT 127.0.0.1:9092 PLAINTEXT");
+    }
+
+    @Test
     void shouldPreferTheAdvertisedAddress() {
         assertThat(endpoint("listeners", "PLAINTEXT://0.0.0.0:9092",
                 "advertised.listeners", "PLAINTEXT://kafka-1.internal:9092"))

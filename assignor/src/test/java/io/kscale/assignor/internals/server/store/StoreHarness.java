@@ -157,6 +157,11 @@ final class StoreHarness {
                     (proxy, method, args) -> {
                         switch (method.getName()) {
                             case "createTopics":
+                                if (createFailure instanceof org.apache.kafka.common.errors.AuthorizationException) {
+                                    KafkaFutureImpl<CreateTopicsResult.TopicMetadataAndConfig> denied = new KafkaFutureImpl<>();
+                                    denied.completeExceptionally(createFailure);
+                                    return new CreateTopicsResult(Map.of(TOPIC, denied)) { };
+                                }
                                 if (createFailure != null) {
                                     throw createFailure;
                                 }
