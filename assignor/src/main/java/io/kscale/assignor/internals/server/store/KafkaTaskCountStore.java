@@ -117,7 +117,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     private boolean warnedAcl;
 
     /**
-     * Creates the store and starts its thread; returns at once.
+     * Creates the store and starts its thread; returns at once. The assignor goes through
+     * {@link SharedTaskCountStores#forSettings}, which calls this once per broker JVM and settings.
      *
      * @param brokerConfigs     the broker's configs, as handed to the assignor's {@code configure}
      * @param topic             the task count topic, created if missing
@@ -131,7 +132,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
      * @throws IllegalArgumentException if a topic name is illegal, the replication factor neither -1
      *     nor positive, or the backoff not positive
      */
-    public static KafkaTaskCountStore start(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
+    static KafkaTaskCountStore start(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                             String bootstrapServers, Map<String, ?> clientOverrides,
                                             String classicLayoutTopic, Duration retryBackoff) {
         KafkaTaskCountStore store = new KafkaTaskCountStore(brokerConfigs, topic, replicationFactor, bootstrapServers,
