@@ -7,6 +7,7 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.store.KafkaLayoutStore;
+import io.kscale.assignor.internals.store.StoreAdvice;
 import io.kscale.it.support.RealKafkaCluster;
 import io.kscale.lab.cluster.KafkaCluster;
 import java.time.Duration;
@@ -111,8 +112,8 @@ class KafkaTaskCountStoreIT {
         Uuid orders = createTopic(cluster, "orders-seeded", 8);
         GroupLayout classic = GroupLayout.of(2, List.of(TopicLayout.of("orders-seeded", 4, 8)
                 .withTopicId(ClassicSeeds.fingerprint(orders))));
-        assertThat(new KafkaLayoutStore("orders-app", classicTopic, (short) 1, WAIT,
-                cluster.clientProperties()).save(classic)).isTrue();
+        assertThat(new KafkaLayoutStore("orders-app", classicTopic, (short) 1, WAIT, cluster.clientProperties(),
+                new StoreAdvice("test.layout.store.topic", "The test goes on without it")).save(classic)).isTrue();
 
         KafkaTaskCountStore seeded = loaded(store(cluster, topic, classicTopic));
 
