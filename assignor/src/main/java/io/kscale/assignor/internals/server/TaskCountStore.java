@@ -18,7 +18,11 @@ import org.apache.kafka.common.Uuid;
  */
 public interface TaskCountStore extends AutoCloseable {
 
-    /** @return what is known of the topic's T right now; never null */
+    /**
+     * @return what is known of the topic's T right now; never null. Not yet known also for a topic
+     *     the store does not know while it cannot tell whether another broker recorded one
+     *     meanwhile (its reading lags), and for a topic whose stored record cannot be read.
+     */
     TaskCount lookup(Uuid topicId);
 
     /**

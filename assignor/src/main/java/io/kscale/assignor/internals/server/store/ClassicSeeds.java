@@ -1,0 +1,165 @@
+package io.kscale.assignor.internals.server.store;
+
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.LayoutCodec;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The task counts that the classic assignor ({@code KeyPreservingAssignor}) stored, indexed by
+ * topic id fingerprint, to seed the broker side when a group migrates to {@code
+ * group.protocol=consumer} (issue 18, "Migration from the classic assignor keeps T").
+ *
+ * <p>The classic layout topic is compacted and holds one record per group: key the group id,
+ * value the {@link LayoutCodec} form of its {@link GroupLayout}, whose topics carry the 64-bit
+ * fingerprint {@code msb ^ lsb} of their topic id. This class keeps each group's newest layout
+ * (a tombstone removes the group) and derives, per fingerprint, the T to seed with. Topics without
+ * a fingerprint (layouts made before topic ids) and provisional topics (never stored by the classic
+ * side either) give no seed. A value that does not decode is logged once and ignored: the group's
+ * previous layout, if any, stays.
+ *
+ * <p><b>When groups disagree</b> on a topic's T (say {@code g1} started at 4 partitions and kept
+ * T=4, {@code g2} started after the doubling to 8 and has T=8), the broker side can keep only one,
+ * since it keeps T per topic id for every group: the smallest T wins, and a WARN names the groups
+ * and their counts. Why the smallest: it is the rule every broker reaches from the same layouts
+ * whatever their read order, and the smaller T is usually the older group's (the topic has only
+ * grown since), whose expansions it kept; a group with a larger T regroups its keys once at the
+ * migration and keeps them from then on, since a multiple of its old count is a multiple of the
+ * smaller T when the larger is a multiple of it.
+ *
+ * <p>Used by the store's thread only; {@link #index()} returns an immutable copy.
+ */
+final class ClassicSeeds {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaTaskCountStore.class);
+    /** Longer keys are no group id of ours (Kafka bounds nothing, but a group id is short in practice). */
+    private static final int MAX_GROUP_ID_BYTES = 4096;
+
+    /** The seed of one fingerprint: T, the partition count it was seen with, and the groups that hold it. */
+    static final class Seed {
+        private final int taskCount;
+        private final int partitionCount;
+        private final List<String> groups;
+
+        Seed(int taskCount, int partitionCount, List<String> groups) {
+            this.taskCount = taskCount;
+            this.partitionCount = partitionCount;
+            this.groups = List.copyOf(groups);
+        }
+
+        int taskCount() {
+            return taskCount;
+        }
+
+        int partitionCount() {
+            return partitionCount;
+        }
+
+        List<String> groups() {
+            return groups;
+        }
+
+        @Override
+        public String toString() {
+            return "T=" + taskCount + " of " + groups;
+        }
+    }
+
+    /** Each group's newest layout, by group id (sorted: the index and its WARNs come out the same every time). */
+    private final SortedMap<String, GroupLayout> layouts = new TreeMap<>();
+    /** The disagreements already warned about, as "fingerprint Ts". */
+    private final Set<String> warned = new HashSet<>();
+    private long malformed;
+    private Map<Long, Seed> index = Map.of();
+    private boolean changed;
+
+    /** @return the fingerprint under which the classic layouts know a topic id */
+    static long fingerprint(Uuid topicId) {
+        return topicId.getMostSignificantBits() ^ topicId.getLeastSignificantBits();
+    }
+
+    /**
+     * Takes one record of the classic layout topic.
+     *
+     * @param key    the group id, UTF-8; a record without one is ignored
+     * @param value  the layout, null for a tombstone
+     * @param offset the record's offset, for the logs
+     */
+    void onRecord(byte[] key, byte[] value, long offset) {
+        if (key == null || key.length == 0 || key.length > MAX_GROUP_ID_BYTES) {
+            malformed++;
+            log.warn("Ignoring the record at offset {} of the classic layout topic: its key is no group id", offset);
+            return;
+        }
+        String group = new String(key, StandardCharsets.UTF_8);
+        if (value == null) {
+            changed |= layouts.remove(group) != null;
+            return;
+        }
+        java.util.Optional<GroupLayout> layout = LayoutCodec.decode(ByteBuffer.wrap(value));
+        if (layout.isEmpty()) {
+            malformed++;
+            log.warn("Ignoring the layout of group {} at offset {} of the classic layout topic ({} bytes): it does not "
+                    + "decode. Its topics are seeded from the group's previous layout, if any.", group, offset,
+                    value.length);
+            return;
+        }
+        layouts.put(group, layout.get());
+        changed = true;
+    }
+
+    /** @return the seed of every fingerprint the layouts hold; immutable */
+    Map<Long, Seed> index() {
+        if (!changed) {
+            return index;
+        }
+        Map<Long, SortedMap<Integer, List<String>>> groupsByCount = new HashMap<>();
+        Map<Long, Map<Integer, Integer>> partitionsByCount = new HashMap<>();
+        for (Map.Entry<String, GroupLayout> group : layouts.entrySet()) {
+            for (TopicLayout topic : group.getValue().topics()) {
+                OptionalLong id = topic.topicId();
+                if (id.isEmpty() || topic.isProvisional()) {
+                    continue;
+                }
+                groupsByCount.computeIfAbsent(id.getAsLong(), f -> new TreeMap<>())
+                        .computeIfAbsent(topic.taskCount(), t -> new ArrayList<>()).add(group.getKey());
+                partitionsByCount.computeIfAbsent(id.getAsLong(), f -> new HashMap<>())
+                        .merge(topic.taskCount(), topic.partitionCount(), Math::max);
+            }
+        }
+        Map<Long, Seed> seeds = new HashMap<>();
+        for (Map.Entry<Long, SortedMap<Integer, List<String>>> topic : groupsByCount.entrySet()) {
+            SortedMap<Integer, List<String>> counts = topic.getValue();
+            int smallest = counts.firstKey();
+            seeds.put(topic.getKey(), new Seed(smallest, partitionsByCount.get(topic.getKey()).get(smallest),
+                    counts.get(smallest)));
+            if (counts.size() > 1 && warned.add(String.format("%016x %s", topic.getKey(), counts.keySet()))) {
+                log.warn("Classic layouts disagree on the task count of the topic with id fingerprint {}: {}. The "
+                        + "broker-side assignor keeps one T per topic for every group and seeds T={}, the smallest; "
+                        + "groups that had another T regroup their keys once when they move to group.protocol=consumer.",
+                        String.format("%016x", topic.getKey()), counts, smallest);
+            }
+        }
+        index = Map.copyOf(seeds);
+        changed = false;
+        return index;
+    }
+
+    /** @return the classic layout records that could not be read so far */
+    long malformed() {
+        return malformed;
+    }
+}

@@ -1,0 +1,303 @@
+package io.kscale.assignor.internals.server.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.server.TaskCount;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link KafkaTaskCountStore} over Kafka's mock clients, one round at a time ({@link StoreHarness}):
+ * the three answers, first record wins, unreadable records, migration seeds, and that a failed
+ * read never leads to a write.
+ */
+@Timeout(30)
+class KafkaTaskCountStoreMockedTest {
+
+    private static final Uuid ORDERS = new Uuid(0x0102030405060708L, 0x1111111111111111L);
+    private static final Uuid PAYMENTS = new Uuid(0x2222222222222222L, 0x3333333333333333L);
+
+    private final StoreHarness harness = new StoreHarness();
+    private final KafkaTaskCountStore store = harness.store;
+
+    @Test
+    void shouldAnswerNotYetKnownBeforeTheTopicIsRead() {
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.notYetKnown().toString());
+
+        harness.createFailure = new TimeoutException("the broker's listeners do not accept yet");
+        assertThat(harness.step()).isFalse();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.notYetKnown().toString());
+        assertThat(store.loaded()).isFalse();
+        assertThat(store.readFailures()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldCreateTheTopicAsAnAppendOnlyLogThatNeverExpires() {
+        assertThat(harness.step()).isTrue();
+
+        assertThat(harness.created).hasSize(1);
+        assertThat(harness.created.get(0).numPartitions()).isEqualTo(1);
+        assertThat(harness.created.get(0).configs()).containsEntry("cleanup.policy", "delete")
+                .containsEntry("retention.ms", "-1").containsEntry("retention.bytes", "-1");
+    }
+
+    @Test
+    void shouldReadATopicAnOperatorCreatedForAPrincipalThatMayNotCreateIt() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.createFailure = new org.apache.kafka.common.errors.TopicAuthorizationException(
+                java.util.Set.of(StoreHarness.TOPIC));
+
+        assertThat(harness.step()).isTrue();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
+    void shouldAnswerNoneStoredOnceAnEmptyTopicIsRead() {
+        assertThat(harness.step()).isTrue();
+
+        assertThat(store.loaded()).isTrue();
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.noneStored().toString());
+    }
+
+    @Test
+    void shouldAnswerTheStoredTaskCountOnceLoaded() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 8, "broker 2");
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+        assertThat(store.recordsRead()).isEqualTo(1);
+        assertThat(harness.written()).as("nothing to write").isEmpty();
+    }
+
+    @Test
+    void shouldAnswerAProposalAtOnceAndWriteItOnce() {
+        harness.step();
+
+        assertThat(store.propose(ORDERS, 4, 4)).isEqualTo(4);
+        assertThat(store.lookup(ORDERS)).as("before the write").hasToString(TaskCount.known(4).toString());
+        assertThat(store.propose(ORDERS, 8, 8)).as("a second group on this broker gets the first proposal").isEqualTo(4);
+
+        harness.step();
+        harness.step();
+        harness.step();
+
+        assertThat(harness.written()).containsExactly(ORDERS + " -> 4");
+        assertThat(store.proposalsWritten()).isEqualTo(1);
+        assertThat(store.counts().entry(ORDERS).orElseThrow().source).isEqualTo(KnownTaskCounts.Source.LOGGED);
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
+    void shouldNotWriteAProposalWhoseTopicAnotherBrokerRecordedMeanwhile() {
+        harness.step();
+        store.propose(ORDERS, 8, 8);
+        harness.append(ORDERS, 4, 8, "broker 2");
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(store.racesLost()).isEqualTo(1);
+        assertThat(harness.written()).as("read before writing: the log holds the id").isEmpty();
+    }
+
+    @Test
+    void shouldSwitchToAnotherBrokersRecordThatLandedFirst() {
+        harness.step();
+        store.propose(ORDERS, 8, 8);
+        // This round writes T=8; the broker appends broker 2's record before it.
+        harness.step();
+        harness.storeLog.clear();
+        harness.append(ORDERS, 4, 8, "broker 2");
+        harness.appendRaw(harness.producer.history().get(0).key(), harness.producer.history().get(0).value());
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(store.racesLost()).isEqualTo(1);
+        assertThat(store.conflictingRecords()).as("its own losing record is expected").isZero();
+        assertThat(store.counts().entry(ORDERS).orElseThrow().source).isEqualTo(KnownTaskCounts.Source.LOGGED);
+    }
+
+    @Test
+    void shouldKeepTheFirstRecordOfATopicIdAndIgnoreLaterOnes() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.append(ORDERS, 8, 8, "broker 3");
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(store.conflictingRecords()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldHoldATopicWhoseFirstRecordIsUnreadable() {
+        harness.topicExists = true;
+        harness.appendRaw(TaskCountRecord.key(ORDERS), "not a record".getBytes(StandardCharsets.UTF_8));
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.appendRaw("no topic id".getBytes(StandardCharsets.UTF_8), new TaskCountRecord(4, 4, 1, "x").value());
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).as("the unreadable record may hold another T")
+                .hasToString(TaskCount.notYetKnown().toString());
+        assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+        assertThat(store.malformedRecords()).isEqualTo(2);
+        assertThat(store.loaded()).isTrue();
+    }
+
+    @Test
+    void shouldIgnoreAnUnreadableRecordAfterTheFirst() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.appendRaw(TaskCountRecord.key(ORDERS), new byte[] {0x54, 0, 0, 0, 0, 0, 1});
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(store.malformedRecords()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldNeverWriteWhenTheReadFails() {
+        harness.step();
+        store.propose(ORDERS, 4, 4);
+        harness.consumer.setPollException(new KafkaException("the partition leader is gone"));
+
+        assertThat(harness.step()).isFalse();
+
+        assertThat(harness.written()).isEmpty();
+        assertThat(store.lookup(ORDERS)).as("still this broker's proposal").hasToString(TaskCount.known(4).toString());
+        assertThat(harness.step()).isTrue();
+        assertThat(harness.written()).as("written after a complete read").containsExactly(ORDERS + " -> 4");
+    }
+
+    @Test
+    void shouldNotWriteAProposalMadeBeforeTheFirstCompleteRead() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        store.propose(ORDERS, 8, 8);
+        harness.consumer.setPollException(new KafkaException("not yet"));
+
+        harness.step();
+        assertThat(harness.written()).isEmpty();
+        harness.step();
+
+        assertThat(harness.written()).isEmpty();
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
+    void shouldAnswerNotYetKnownForUnknownTopicsWhileTheReadLags() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.step();
+        harness.consumer.setPollException(new KafkaException("the partition leader is gone"));
+        harness.step();
+
+        harness.time.sleep(KafkaTaskCountStore.MAX_STALENESS_MS);
+        assertThat(store.lookup(PAYMENTS)).as("at the bound").hasToString(TaskCount.noneStored().toString());
+        harness.time.sleep(1);
+
+        assertThat(store.lookup(ORDERS)).as("what was read stays true").hasToString(TaskCount.known(4).toString());
+        assertThat(store.lookup(PAYMENTS)).as("another broker may have recorded it since")
+                .hasToString(TaskCount.notYetKnown().toString());
+        harness.step();
+        assertThat(store.lookup(PAYMENTS)).as("caught up again").hasToString(TaskCount.noneStored().toString());
+    }
+
+    @Test
+    void shouldSeedFromTheClassicLayoutsAndTakeTheSmallestWhenGroupsDisagree() {
+        harness.createClassicTopic();
+        long fingerprint = ClassicSeeds.fingerprint(ORDERS);
+        harness.appendClassic("orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(fingerprint))));
+        harness.appendClassic("audit-app", GroupLayout.of(1,
+                List.of(TopicLayout.of("orders", 8, 8).withTopicId(fingerprint))));
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+        assertThat(store.seededTopics()).isEqualTo(1);
+        harness.step();
+        assertThat(harness.written()).containsExactly(ORDERS + " -> 4");
+    }
+
+    @Test
+    void shouldPreferTheStoredTaskCountToTheClassicSeed() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 16, 16, "broker 2");
+        harness.createClassicTopic();
+        harness.appendClassic("orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(ClassicSeeds.fingerprint(ORDERS)))));
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(16).toString());
+        assertThat(store.seededTopics()).isZero();
+    }
+
+    @Test
+    void shouldSeedFromAClassicLayoutTopicCreatedAfterTheStoreLoaded() {
+        harness.step();
+        harness.createClassicTopic();
+        harness.appendClassic("orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 4, 8).withTopicId(ClassicSeeds.fingerprint(ORDERS)))));
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
+    void shouldForgetTheSeedsOfAGroupWhoseLayoutWasDeleted() {
+        harness.createClassicTopic();
+        harness.appendClassic("orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 4, 8).withTopicId(ClassicSeeds.fingerprint(ORDERS)))));
+        harness.classicLog.add(new org.apache.kafka.clients.consumer.ConsumerRecord<>(StoreHarness.CLASSIC, 0,
+                harness.classicLog.size(), "orders-app".getBytes(StandardCharsets.UTF_8), null));
+
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.noneStored().toString());
+    }
+
+    @Test
+    void shouldStayNotYetKnownWithoutCredentialsForASecuredListener() {
+        StoreHarness secured = new StoreHarness(Map.of("listeners", "SASL_SSL://:9094",
+                "security.inter.broker.protocol", "SASL_SSL"), Map.of(), StoreHarness.CLASSIC);
+
+        assertThat(secured.step()).isFalse();
+        assertThat(secured.step()).isFalse();
+
+        assertThat(secured.store.lookup(ORDERS)).hasToString(TaskCount.notYetKnown().toString());
+        assertThat(secured.clientsCreated).as("no client without credentials").hasValue(0);
+    }
+
+    @Test
+    void shouldAnswerNotYetKnownAndCloseTheClientsOnceClosed() {
+        harness.step();
+        store.propose(ORDERS, 4, 4);
+
+        store.close();
+
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.notYetKnown().toString());
+        assertThat(harness.consumer.closed()).isTrue();
+        assertThat(harness.producer.closed()).isTrue();
+    }
+}

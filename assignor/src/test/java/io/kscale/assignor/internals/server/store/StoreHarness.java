@@ -1,0 +1,192 @@
+package io.kscale.assignor.internals.server.store;
+
+import io.kscale.assignor.MockTime;
+import io.kscale.assignor.internals.layout.GroupLayout;
+import io.kscale.assignor.internals.layout.LayoutCodec;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.CreateTopicsResult;
+import org.apache.kafka.clients.admin.DescribeConfigsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.internals.KafkaFutureImpl;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * A {@link KafkaTaskCountStore} over Kafka's mock clients, with a log per topic that the test and
+ * the store's producer append to: {@link #step()} delivers to the mock consumer what was appended
+ * since the last round, and afterwards appends what the producer sent (as the broker would). The
+ * clock moves only when a test moves it.
+ */
+final class StoreHarness {
+
+    static final String TOPIC = "kscale-task-counts";
+    static final String CLASSIC = "kscale-assignor-layouts";
+    static final TopicPartition STORE = new TopicPartition(TOPIC, 0);
+    static final TopicPartition CLASSIC_PARTITION = new TopicPartition(CLASSIC, 0);
+    static final Map<String, Object> PLAINTEXT_BROKER = Map.of("node.id", "1",
+            "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names", "CONTROLLER");
+
+    final MockTime time = new MockTime(1_700_000_000_000L);
+    final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+            new ByteArraySerializer());
+    final List<ConsumerRecord<byte[], byte[]>> storeLog = new ArrayList<>();
+    final List<ConsumerRecord<byte[], byte[]>> classicLog = new ArrayList<>();
+    final AtomicInteger clientsCreated = new AtomicInteger();
+    final List<NewTopic> created = new ArrayList<>();
+    /** Whether the store topic exists (createTopics then answers "exists"). */
+    boolean topicExists;
+    String cleanupPolicy = "delete";
+    /** What the admin client's createTopics fails with, if anything. */
+    RuntimeException createFailure;
+    final KafkaTaskCountStore store;
+    private int storeDelivered;
+    private int classicDelivered;
+    private int producerAppended;
+
+    StoreHarness() {
+        this(PLAINTEXT_BROKER, Map.of(), CLASSIC);
+    }
+
+    StoreHarness(Map<String, ?> brokerConfigs, Map<String, ?> overrides, String classicTopic) {
+        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+        consumer.updateBeginningOffsets(Map.of(STORE, 0L, CLASSIC_PARTITION, 0L));
+        consumer.updateEndOffsets(Map.of(STORE, 0L, CLASSIC_PARTITION, 0L));
+        store = new KafkaTaskCountStore(brokerConfigs, TOPIC, (short) -1, "", overrides, classicTopic,
+                Duration.ofSeconds(1), new MockClients(), time, KafkaTaskCountStore.MAX_STALENESS_MS);
+    }
+
+    /** The classic layout topic exists from now on. */
+    void createClassicTopic() {
+        consumer.updatePartitions(CLASSIC, List.of(new PartitionInfo(CLASSIC, 0, null, null, null)));
+    }
+
+    /** One round of the store, with what the logs hold; then the broker appends what the store sent. */
+    boolean step() {
+        consumer.updateEndOffsets(Map.of(STORE, (long) storeLog.size(), CLASSIC_PARTITION, (long) classicLog.size()));
+        consumer.schedulePollTask(this::deliver);
+        boolean completed = store.step();
+        List<ProducerRecord<byte[], byte[]>> sent = producer.history();
+        for (ProducerRecord<byte[], byte[]> record : sent.subList(producerAppended, sent.size())) {
+            appendRaw(record.key(), record.value());
+        }
+        producerAppended = sent.size();
+        return completed;
+    }
+
+    private void deliver() {
+        if (!consumer.assignment().contains(STORE)) {
+            return;
+        }
+        for (; storeDelivered < storeLog.size(); storeDelivered++) {
+            consumer.addRecord(storeLog.get(storeDelivered));
+        }
+        if (consumer.assignment().contains(CLASSIC_PARTITION)) {
+            for (; classicDelivered < classicLog.size(); classicDelivered++) {
+                consumer.addRecord(classicLog.get(classicDelivered));
+            }
+        }
+    }
+
+    /** Another broker's record (or this one's, landed) at the end of the store log. */
+    void append(Uuid topicId, int taskCount, int partitionCount, String writer) {
+        appendRaw(TaskCountRecord.key(topicId), new TaskCountRecord(taskCount, partitionCount, 1L, writer).value());
+    }
+
+    void appendRaw(byte[] key, byte[] value) {
+        storeLog.add(new ConsumerRecord<>(TOPIC, 0, storeLog.size(), key, value));
+    }
+
+    /** A classic group's layout at the end of the classic layout topic. */
+    void appendClassic(String group, GroupLayout layout) {
+        ByteBuffer encoded = LayoutCodec.encode(layout);
+        byte[] value = new byte[encoded.remaining()];
+        encoded.get(value);
+        classicLog.add(new ConsumerRecord<>(CLASSIC, 0, classicLog.size(), group.getBytes(StandardCharsets.UTF_8),
+                value));
+    }
+
+    /** @return the task counts the store sent, as "topic id -> T" */
+    List<String> written() {
+        List<String> written = new ArrayList<>();
+        for (ProducerRecord<byte[], byte[]> record : producer.history()) {
+            written.add(TaskCountRecord.topicId(record.key()).orElseThrow() + " -> "
+                    + TaskCountRecord.decode(record.value()).orElseThrow().taskCount());
+        }
+        return written;
+    }
+
+    private final class MockClients implements KafkaTaskCountStore.Clients {
+        @Override
+        public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
+            clientsCreated.incrementAndGet();
+            return consumer;
+        }
+
+        @Override
+        public Producer<byte[], byte[]> producer(Map<String, Object> settings) {
+            clientsCreated.incrementAndGet();
+            return producer;
+        }
+
+        @Override
+        public Admin admin(Map<String, Object> settings) {
+            clientsCreated.incrementAndGet();
+            return (Admin) Proxy.newProxyInstance(Admin.class.getClassLoader(), new Class<?>[] {Admin.class},
+                    (proxy, method, args) -> {
+                        switch (method.getName()) {
+                            case "createTopics":
+                                if (createFailure instanceof org.apache.kafka.common.errors.AuthorizationException) {
+                                    KafkaFutureImpl<CreateTopicsResult.TopicMetadataAndConfig> denied = new KafkaFutureImpl<>();
+                                    denied.completeExceptionally(createFailure);
+                                    return new CreateTopicsResult(Map.of(TOPIC, denied)) { };
+                                }
+                                if (createFailure != null) {
+                                    throw createFailure;
+                                }
+                                KafkaFutureImpl<CreateTopicsResult.TopicMetadataAndConfig> result = new KafkaFutureImpl<>();
+                                if (topicExists) {
+                                    result.completeExceptionally(new TopicExistsException(TOPIC));
+                                } else {
+                                    @SuppressWarnings("unchecked")
+                                    java.util.Collection<NewTopic> topics = (java.util.Collection<NewTopic>) args[0];
+                                    created.addAll(topics);
+                                    topicExists = true;
+                                    result.complete(null);
+                                }
+                                return new CreateTopicsResult(Map.of(TOPIC, result)) { };
+                            case "describeConfigs":
+                                ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, TOPIC);
+                                Config config = new Config(List.of(new ConfigEntry("cleanup.policy", cleanupPolicy),
+                                        new ConfigEntry("retention.ms", "-1"), new ConfigEntry("retention.bytes", "-1")));
+                                return new DescribeConfigsResult(Map.of(resource, KafkaFuture.completedFuture(config))) { };
+                            case "close":
+                                return null;
+                            default:
+                                throw new UnsupportedOperationException(method.getName());
+                        }
+                    });
+        }
+    }
+}
