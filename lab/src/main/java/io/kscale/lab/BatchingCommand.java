@@ -123,7 +123,7 @@ final class BatchingCommand implements Callable<Integer> {
         try (KafkaCluster cluster = KafkaClusters.start(clusterSpec, backend)) {
             setup = String.format(Locale.ROOT, "Embedded cluster of %d brokers (Kafka 4.4.0, %s, loopback); one topic"
                     + " per partitioner of %d partitions, %d led by each broker; acks=1, %d-byte unkeyed records,"
-                    + " %d s per run, %d round(s), peers alternating. Command: kscale-lab batching %s",
+                    + " %d s per run, %d round(s), peers alternating. Command: kscale-lab %s",
                     cluster.brokerCount(), cluster instanceof ProcessKafkaCluster ? "broker processes" : "Docker",
                     cluster.brokerCount() * BatchingSettings.PARTITIONS_PER_BROKER,
                     BatchingSettings.PARTITIONS_PER_BROKER, settings.recordSize(), settings.duration().toSeconds(),
