@@ -39,18 +39,20 @@ import picocli.CommandLine.Spec;
             "Measures how well partitioners batch: records per request, batch-size-avg,",
             "send latency (send() to callback, mean and p99) and throughput.",
             "",
-            "Starts 3 brokers; one topic per partitioner, 30 partitions, 10 led by each broker",
-            "(one replica each). A producer with acks=1 sends 512-byte unkeyed records at each",
-            "rate (records/s, or max: as fast as send() returns), each linger.ms, and each pacing:",
-            "bursty sends round(rate x 2 ms) records back to back every 2 ms, as Kafka's",
-            "ProducerPerformance does (10 at 5000/s); even sends one every 1/rate s. The max rate",
-            "is unpaced, so it runs once per linger. In each cell, every round runs each",
-            "partitioner once, alternating the order, on the same cluster.",
+            "Starts 3 brokers; one topic per partitioner of 30 partitions, 10 led by each",
+            "broker (one replica each). A producer with acks=1 sends 512-byte unkeyed",
+            "records at each rate (records/s, or max: as fast as send() returns), each",
+            "linger.ms and each pacing: bursty sends round(rate x 2 ms) records back to",
+            "back every 2 ms, as Kafka's ProducerPerformance does (10 at 5000/s); even",
+            "sends one every 1/rate s. The max rate is unpaced: one cell per linger.ms.",
+            "In each cell, every round runs each partitioner once, the order reversed in",
+            "odd rounds, on the same cluster.",
             "",
             "The default matrix is 14 cells x 3 partitioners x 2 rounds = 84 runs of 20 s:",
-            "about 33 minutes (the command prints its estimate at the start).",
+            "about 31 minutes with the cluster's start (each run prints its estimate).",
             "",
-            "Example: kscale-lab batching --rates 5000 --lingers 0,5 --pacing bursty --rounds 1 --duration 15s"
+            "Example: kscale-lab batching --rates 5000 --lingers 0,5 --pacing bursty",
+            "         --rounds 1 --duration 15s"
         })
 final class BatchingCommand implements Callable<Integer> {
 

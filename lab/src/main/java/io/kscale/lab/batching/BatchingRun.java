@@ -82,6 +82,11 @@ public final class BatchingRun {
         return result.requestsPerBroker[broker];
     }
 
+    /** Records acked by the partitions broker {@code id} leads. */
+    public long records(int broker) {
+        return result.recordsPerBroker[broker];
+    }
+
     /** Records acked by partitions that broker {@code id} leads, per request sent to it; NaN if none was sent. */
     public double recordsPerRequest(int broker) {
         long requests = result.requestsPerBroker[broker];

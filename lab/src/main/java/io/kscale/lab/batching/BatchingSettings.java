@@ -16,8 +16,10 @@ public final class BatchingSettings {
     public static final int DEFAULT_RECORD_SIZE = 512;
     public static final int PARTITIONS_PER_BROKER = 10;
     public static final long DEFAULT_SEED = 19;
-    /** Topic creation, producer start and flush around each run's produce time, as seen here. */
-    static final Duration OVERHEAD_PER_RUN = Duration.ofSeconds(3);
+    /** Producer start and final flush around each run's produce time: about 0.2 s seen here, rounded up. */
+    static final Duration OVERHEAD_PER_RUN = Duration.ofSeconds(1);
+    /** Starting the 3 brokers and creating the topics: 75 s seen here at a load average of 30. */
+    static final Duration SETUP = Duration.ofSeconds(90);
 
     private final List<PartitionerPeer> peers;
     private final List<SendRate> rates;
@@ -59,10 +61,10 @@ public final class BatchingSettings {
         return cells;
     }
 
-    /** Every cell, round and peer produces for {@link #duration()}, plus some overhead each. */
+    /** Every cell, round and peer produces for {@link #duration()}, plus some overhead each, after the setup. */
     public Duration estimatedRunTime() {
         long runs = (long) cells().size() * rounds * peers.size();
-        return duration.plus(OVERHEAD_PER_RUN).multipliedBy(runs);
+        return SETUP.plus(duration.plus(OVERHEAD_PER_RUN).multipliedBy(runs));
     }
 
     public List<PartitionerPeer> peers() {
