@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The control: RoundRobinPartitioner puts each record on the next partition, so its batches
  * hold about one record, while a sticky partitioner's hold several (measured 747 B against
- * 10,333 B for kscale at a load average of 40). A scenario that lost linger.ms or the
- * partitioner setting would make the two alike.
+ * 10,333 B for kscale at a load average of 40). A scenario that lost the partitioner.class
+ * setting would give both the built-in's batches, and the control would fail.
  */
 @RealKafkaCluster(brokers = 3)
 class BatchingScenarioIT {
