@@ -15,7 +15,8 @@ import picocli.CommandLine;
         mixinStandardHelpOptions = true,
         versionProvider = LabVersion.class,
         description = "Runs real local Kafka clusters and the kscale scenarios against them.",
-        subcommands = {DemoCommand.class, ClusterCommand.class, ImageCommand.class, PartitionerCommand.class, ExpansionCommand.class, ScaleOutCommand.class,
+        subcommands = {DemoCommand.class, ClusterCommand.class, ImageCommand.class, PartitionerCommand.class, BatchingCommand.class,
+            ExpansionCommand.class, ScaleOutCommand.class,
             PlacementCommand.class, ContainerStartsCommand.class, CommandLine.HelpCommand.class})
 public final class KscaleLab implements Runnable {
 

@@ -13,7 +13,7 @@ class KscaleLabTest {
 
     @Test
     void shouldOfferHelpOnEveryCommand() {
-        for (String command : new String[] {"cluster", "partitioner"}) {
+        for (String command : new String[] {"cluster", "partitioner", "batching"}) {
             StringWriter out = new StringWriter();
             CommandLine lab = KscaleLab.commandLine();
             lab.setOut(new PrintWriter(out));
