@@ -1,0 +1,174 @@
+package io.kscale.assignor;
+
+import io.kscale.assignor.internals.server.NeverLoadedTaskCountStore;
+import io.kscale.assignor.internals.server.ServerAssignmentBuilder;
+import io.kscale.assignor.internals.server.ServerAssignorMetrics;
+import io.kscale.assignor.internals.server.TaskCountLog;
+import io.kscale.assignor.internals.server.TaskCountStore;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.Configurable;
+import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Key-preserving assignment for consumer groups on the KIP-848 protocol
+ * ({@code group.protocol=consumer}): the broker-side twin of {@link KeyPreservingAssignor}. Each
+ * topic keeps a task count T, partition {@code p} belongs to task {@code p % T}, and all
+ * partitions of a task go to one member, so that when a topic grows to a multiple of T every
+ * key stays with its member.
+ *
+ * <p>Deploy: the jar on every broker's classpath, then on every broker
+ * {@code group.consumer.assignors=uniform,range,io.kscale.assignor.KeyPreservingServerAssignor}
+ * (the first listed is the default), and on the consumers
+ * {@code group.remote.assignor=kscale-key-preserving}. Settings: {@link KeyPreservingServerAssignorConfig}.
+ *
+ * <p>What differs from the client side:
+ * <ul>
+ *   <li>T is kept per topic id, in a compacted topic on the cluster, and shared by every group
+ *       that uses this assignor on that topic: the broker-side API names no group. A group that
+ *       starts reading a topic after it was expanded inherits the T first recorded for it.</li>
+ *   <li>T never changes once recorded (expansion policy KEEP).</li>
+ *   <li>Until the store has answered whether a topic has a T, the topic is held: members keep
+ *       the partitions of it they have, and nothing else of it is assigned. T never comes from
+ *       today's partition count while it may be stored.</li>
+ *   <li>No warmups: the broker-side API carries no per-member data, so no lags.</li>
+ * </ul>
+ *
+ * <p>Lifecycle. The broker creates and configures an instance for every copy of its
+ * configuration it builds (at start-up, on dynamic config changes, and on controller-only nodes
+ * too), uses one of them for all groups, and in Kafka 4.4 closes none on shutdown. So
+ * {@link #configure} only parses and validates; the store, with its clients and thread, starts on
+ * the first {@link #assign} call, which only the coordinator's instance receives. One instance
+ * serves every group, concurrently: {@code assign} is thread-safe and holds no lock after that
+ * first call.
+ */
+public final class KeyPreservingServerAssignor implements ConsumerGroupPartitionAssignor, Configurable, AutoCloseable {
+
+    /** The name consumers give in {@code group.remote.assignor}. */
+    public static final String NAME = "kscale-key-preserving";
+
+    private static final Logger log = LoggerFactory.getLogger(KeyPreservingServerAssignor.class);
+    /** Answers for a store that has not started: nothing is known yet. */
+    private static final TaskCountStore NOT_STARTED = new NeverLoadedTaskCountStore();
+
+    private final Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory;
+    private final LongSupplier nanoClock;
+    private final TaskCountLog taskCountLog = new TaskCountLog();
+    private final ServerAssignorMetrics metrics = new ServerAssignorMetrics(taskCountLog::heldTopics);
+    private volatile KeyPreservingServerAssignorConfig config;
+    private volatile TaskCountStore store;
+    private volatile boolean closed;
+    /** When starting the store last failed (of the nano clock), so that the next attempt waits the retry backoff. */
+    private long failedAt;
+    private boolean failed;
+
+    /** Creates the assignor; the broker does, from {@code group.consumer.assignors}. */
+    public KeyPreservingServerAssignor() {
+        // TODO(issue 18): KafkaTaskCountStore::new once the durable store lands.
+        this(config -> new NeverLoadedTaskCountStore());
+    }
+
+    /**
+     * @param storeFactory makes the store from the settings, on the first {@link #assign} call;
+     *                     tests pass an in-memory one
+     */
+    KeyPreservingServerAssignor(Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory) {
+        this(storeFactory, System::nanoTime);
+    }
+
+    /** @param nanoClock the clock of the retry backoff, {@link System#nanoTime()} but in tests */
+    KeyPreservingServerAssignor(Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory,
+                                LongSupplier nanoClock) {
+        this.storeFactory = Objects.requireNonNull(storeFactory, "storeFactory");
+        this.nanoClock = nanoClock;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    /**
+     * Parses the settings; starts nothing (see the class comment).
+     *
+     * @param configs the broker's settings
+     * @throws org.apache.kafka.common.config.ConfigException naming the key if a value is invalid
+     */
+    @Override
+    public void configure(Map<String, ?> configs) {
+        this.config = new KeyPreservingServerAssignorConfig(configs);
+        log.debug("Configured {}: {}", NAME, config);
+    }
+
+    /**
+     * Computes the group's target assignment. Never throws: a failure keeps the current targets.
+     */
+    @Override
+    public GroupAssignment assign(GroupSpec groupSpec, SubscribedTopicDescriber subscribedTopicDescriber) {
+        return new ServerAssignmentBuilder(groupSpec, subscribedTopicDescriber, store(), taskCountLog, metrics).build();
+    }
+
+    /** @return the store, made on first use; after {@link #close()}, one that knows nothing */
+    private TaskCountStore store() {
+        TaskCountStore current = store;
+        if (current != null) {
+            return current;
+        }
+        synchronized (this) {
+            if (store != null) {
+                return store;
+            }
+            KeyPreservingServerAssignorConfig settings = config;
+            if (settings == null) {
+                settings = new KeyPreservingServerAssignorConfig(Map.of());
+                config = settings;
+                log.warn("{} was not configured before its first assignment; using the default settings", NAME);
+            }
+            if (failed && nanoClock.getAsLong() - failedAt < settings.retryBackoff().toNanos()) {
+                return NOT_STARTED;
+            }
+            try {
+                store = Objects.requireNonNull(storeFactory.apply(settings), "the store factory returned null");
+                log.info("{} started its task count store: {}", NAME, settings);
+                return store;
+            } catch (RuntimeException e) {
+                failed = true;
+                failedAt = nanoClock.getAsLong();
+                log.error("{} could not start its task count store; topics are held (members keep their partitions, "
+                        + "new partitions stay unassigned) until it starts; next attempt in {} ms at the earliest", NAME,
+                        settings.retryBackoff().toMillis(), e);
+                return NOT_STARTED;
+            }
+        }
+    }
+
+    /** Stops the store's thread and clients, if they started. Idempotent. */
+    @Override
+    public void close() {
+        TaskCountStore toClose;
+        synchronized (this) {
+            closed = true;
+            toClose = store;
+            store = NOT_STARTED;
+        }
+        if (toClose != null) {
+            try {
+                toClose.close();
+            } catch (RuntimeException e) {
+                log.warn("Closing the task count store failed", e);
+            }
+        }
+    }
+
+    /** @return the assignor's metrics */
+    ServerAssignorMetrics metrics() {
+        return metrics;
+    }
+}

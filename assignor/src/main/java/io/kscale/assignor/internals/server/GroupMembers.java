@@ -1,0 +1,77 @@
+package io.kscale.assignor.internals.server;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+
+/**
+ * The members of one {@code assign()} call, by index in member id order (so that ties break the
+ * same way on every broker): their subscriptions, racks and current targets, read once from the
+ * {@link GroupSpec}. Null answers from the spec count as "nothing" rather than failing.
+ */
+final class GroupMembers {
+
+    final String[] ids;
+    final Set<Uuid>[] subscriptions;
+    /** By member: its rack, or null if it has none. */
+    final String[] racks;
+    final boolean anyRack;
+    private final GroupSpec spec;
+
+    @SuppressWarnings("unchecked")
+    GroupMembers(GroupSpec spec) {
+        this.spec = spec;
+        Collection<String> memberIds = spec.memberIds();
+        List<String> sorted = new ArrayList<>(memberIds == null ? List.of() : memberIds);
+        sorted.removeIf(id -> id == null);
+        Collections.sort(sorted);
+        this.ids = sorted.stream().distinct().toArray(String[]::new);
+        this.subscriptions = new Set[ids.length];
+        this.racks = new String[ids.length];
+        boolean rack = false;
+        for (int m = 0; m < ids.length; m++) {
+            MemberSubscription subscription = spec.memberSubscription(ids[m]);
+            Set<Uuid> topics = subscription == null ? null : subscription.subscribedTopicIds();
+            subscriptions[m] = topics == null ? Set.of() : topics;
+            Optional<String> rackId = subscription == null ? null : subscription.rackId();
+            racks[m] = rackId == null ? null : rackId.orElse(null);
+            rack |= racks[m] != null;
+        }
+        this.anyRack = rack;
+    }
+
+    int count() {
+        return ids.length;
+    }
+
+    /** @return the member's current target, partitions by topic id; empty if it has none */
+    Map<Uuid, Set<Integer>> currentTarget(int member) {
+        MemberAssignment assignment = spec.memberAssignment(ids[member]);
+        Map<Uuid, Set<Integer>> partitions = assignment == null ? null : assignment.partitions();
+        return partitions == null ? Map.of() : partitions;
+    }
+
+    /** @return member id to index */
+    Map<String, Integer> index() {
+        Map<String, Integer> index = new HashMap<>();
+        for (int m = 0; m < ids.length; m++) {
+            index.put(ids[m], m);
+        }
+        return index;
+    }
+
+    @Override
+    public String toString() {
+        return "GroupMembers" + Arrays.toString(ids);
+    }
+}

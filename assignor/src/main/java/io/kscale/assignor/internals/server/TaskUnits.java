@@ -1,0 +1,151 @@
+package io.kscale.assignor.internals.server;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The units of placement of a group: task {@code t} of every co-partitioned topic, as in the
+ * client side's {@code internals.layout.Units}, over topic ids instead of names and in flat
+ * arrays, because a broker serves groups of up to a million partitions and places them on each
+ * member change.
+ *
+ * <p>Topics with the same T and the same subscribers form a <b>task group</b>; task {@code t} of
+ * a task group is one unit, holding partition {@code p} of each of its topics with
+ * {@code p % T == t}, and goes to one member, so a key's records in two such topics (a join)
+ * meet there. Topics with the same subscribers form an <b>eligibility class</b>: the members
+ * that may take the units of its task groups. Held topics have no units.
+ *
+ * <p>Example: members m0, m1 read A (T = 4, 8 partitions) and B (T = 4, 4 partitions); m1 alone
+ * reads C (T = 2, 2 partitions). Task group {A, B}: units 0..3, unit 1 holding A-1, A-5 and B-1
+ * (weight 3), eligible m0 and m1. Task group {C}: units 4 and 5, weight 1 each, eligible m1.
+ */
+final class TaskUnits {
+
+    /** By topic: its first unit, or -1 if it has none (held). */
+    final int[] firstUnit;
+    /** By unit: the number of partitions it holds. */
+    final long[] weight;
+    /** By unit: its eligibility class. */
+    final int[] unitClass;
+    /** By unit: its task group. */
+    final int[] unitGroup;
+    /** By task group: its topics, ascending; its T; its first unit. */
+    final int[][] groupTopics;
+    final int[] groupTaskCount;
+    final int[] groupFirstUnit;
+    /** By class: its members, ascending. */
+    final int[][] classMembers;
+    private final SubscribedTopics topics;
+
+    private TaskUnits(SubscribedTopics topics, int[] firstUnit, long[] weight, int[] unitClass, int[] unitGroup,
+                      int[][] groupTopics, int[] groupTaskCount, int[] groupFirstUnit, int[][] classMembers) {
+        this.topics = topics;
+        this.firstUnit = firstUnit;
+        this.weight = weight;
+        this.unitClass = unitClass;
+        this.unitGroup = unitGroup;
+        this.groupTopics = groupTopics;
+        this.groupTaskCount = groupTaskCount;
+        this.groupFirstUnit = groupFirstUnit;
+        this.classMembers = classMembers;
+    }
+
+    static TaskUnits of(SubscribedTopics topics) {
+        Map<BitSet, Integer> classes = new LinkedHashMap<>();
+        Map<List<Object>, List<Integer>> groups = new LinkedHashMap<>();
+        for (int t = 0; t < topics.count(); t++) {
+            if (topics.isHeld(t)) {
+                continue;
+            }
+            int c = classes.computeIfAbsent(topics.subscribers[t], s -> classes.size());
+            groups.computeIfAbsent(List.of(topics.taskCounts[t], c), key -> new ArrayList<>()).add(t);
+        }
+        int[][] classMembers = new int[classes.size()][];
+        classes.forEach((members, c) -> classMembers[c] = members.stream().toArray());
+
+        int[] firstUnit = new int[topics.count()];
+        Arrays.fill(firstUnit, -1);
+        int[][] groupTopics = new int[groups.size()][];
+        int[] groupTaskCount = new int[groups.size()];
+        int[] groupFirstUnit = new int[groups.size()];
+        long units = 0;
+        int g = 0;
+        for (Map.Entry<List<Object>, List<Integer>> group : groups.entrySet()) {
+            groupTopics[g] = group.getValue().stream().mapToInt(Integer::intValue).toArray();
+            groupTaskCount[g] = (Integer) group.getKey().get(0);
+            groupFirstUnit[g] = (int) units;
+            int widest = 0;
+            for (int t : groupTopics[g]) {
+                widest = Math.max(widest, topics.partitions[t]);
+                firstUnit[t] = (int) units;
+            }
+            // Tasks at or beyond every topic's partition count hold nothing: no unit for them.
+            units += Math.min(groupTaskCount[g], widest);
+            g++;
+        }
+        if (units > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("too many units: " + units);
+        }
+        long[] weight = new long[(int) units];
+        int[] unitClass = new int[(int) units];
+        int[] unitGroup = new int[(int) units];
+        for (g = 0; g < groupTopics.length; g++) {
+            int end = g + 1 < groupTopics.length ? groupFirstUnit[g + 1] : (int) units;
+            int taskCount = groupTaskCount[g];
+            int c = classes.get(topics.subscribers[groupTopics[g][0]]);
+            for (int u = groupFirstUnit[g]; u < end; u++) {
+                int task = u - groupFirstUnit[g];
+                long w = 0;
+                for (int t : groupTopics[g]) {
+                    int n = topics.partitions[t];
+                    w += task < n ? (n - task + taskCount - 1) / taskCount : 0;
+                }
+                weight[u] = w;
+                unitClass[u] = c;
+                unitGroup[u] = g;
+            }
+        }
+        return new TaskUnits(topics, firstUnit, weight, unitClass, unitGroup, groupTopics, groupTaskCount,
+                groupFirstUnit, classMembers);
+    }
+
+    int count() {
+        return weight.length;
+    }
+
+    int classCount() {
+        return classMembers.length;
+    }
+
+    /** @return the unit of a partition of a topic, or -1 if the topic has no units or the partition does not exist */
+    int unitOf(int topic, int partition) {
+        if (topic < 0 || firstUnit[topic] < 0 || partition < 0 || partition >= topics.partitions[topic]) {
+            return -1;
+        }
+        // The topic's group starts at firstUnit; its task is partition % T.
+        return firstUnit[topic] + partition % topics.taskCounts[topic];
+    }
+
+    /**
+     * @return the unit's partition of its first topic that has one, as {@code topic << 32 | partition}:
+     *         a representative for rack lookups
+     */
+    long representative(int unit) {
+        int task = taskOf(unit);
+        for (int t : groupTopics[unitGroup[unit]]) {
+            if (task < topics.partitions[t]) {
+                return (long) t << 32 | task;
+            }
+        }
+        throw new IllegalStateException("unit " + unit + " holds no partition");
+    }
+
+    /** @return the unit's task index */
+    int taskOf(int unit) {
+        return unit - groupFirstUnit[unitGroup[unit]];
+    }
+}

@@ -1,0 +1,305 @@
+package io.kscale.assignor.internals.server;
+
+import io.kscale.assignor.internals.placement.CrossGroupBalancer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Places the units of a group on its members: sticky first, then balanced by partition count,
+ * rack-local where that costs no balance. Pure and single-use: one instance per {@code assign()}.
+ *
+ * <p>Four steps:
+ * <ol>
+ *   <li><b>Keep</b>: a unit stays with its prior owner (the member that held most of its
+ *       partitions in its current target) if that member may still take it.</li>
+ *   <li><b>Place the rest</b> (new units, units of members that left), class by class, most
+ *       constrained class first, heaviest unit first: on the least loaded member of the unit's
+ *       class; among equally loaded members, on one whose rack hosts a replica
+ *       ({@link RackLocality}), else the lowest index.</li>
+ *   <li><b>Even each class</b>: while the most loaded member of a class can give a unit of
+ *       weight {@code w} to the least loaded one with {@code load(min) + w < load(max)}, it gives
+ *       one, first a unit placed in step 2 (moving it costs nothing), then a kept one; among
+ *       those, the weight closest to half the gap. Each move lowers the sum of squared loads, so
+ *       the loop ends; at the end no unit of the most loaded member would make the least loaded
+ *       one better off: with units of one weight w, the class's spread is at most w.</li>
+ *   <li><b>Chains across classes</b>, when members read different topics:
+ *       {@link CrossGroupBalancer} shifts units along paths of classes that share members (A
+ *       gives a unit of x to B, B one of y to C), which no single move finds.</li>
+ * </ol>
+ *
+ * <p>Why not {@code internals.placement}'s {@code PlacementEngine}, which the classic adapter and
+ * Kafka Streams use: it plans warmups and standbys from lags, which the broker never sees, names
+ * tasks and clients by strings, and compares every task with every client when it places new
+ * ones; a broker places up to a million units per member change. This class keeps the same cost
+ * order without the lag terms (stickiness, then balance) in arrays and heaps, and reuses the
+ * engine's {@link CrossGroupBalancer} for the one step that needs a graph search.
+ *
+ * <p>Worked example: members m0 and m1 hold units 0..3 (m0: 0, 1; m1: 2, 3, weight 1 each); m2
+ * joins. Keep: 2-2-0. Place: nothing new. Even: m0 (2) gives to m2 (0)? 0 + 1 &lt; 2, yes: m0's
+ * kept unit closest to half the gap goes, 1-2-1... then m1 (2) and m2 (1): 1 + 1 is not below 2,
+ * stop. One unit moved, what {@code uniform} moves too.
+ */
+final class UnitPlacer {
+
+    private final TaskUnits units;
+    private final RackLocality racks;
+    private final String[] memberIds;
+    private final int[] prior;
+    private final long[] load;
+    private final int[] owner;
+    /** By unit: kept from the current target in step 1. */
+    private final boolean[] kept;
+
+    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, String[] memberIds) {
+        this.units = units;
+        this.racks = racks;
+        this.memberIds = memberIds;
+        this.prior = prior;
+        this.load = baseLoad.clone();
+        this.owner = new int[units.count()];
+        this.kept = new boolean[units.count()];
+        Arrays.fill(owner, -1);
+    }
+
+    /**
+     * @param baseLoad by member: partitions it holds outside these units (of held topics)
+     * @param prior    by unit: the member to keep it on, or -1; must be a member of the unit's class
+     * @return by unit: its member
+     */
+    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, String[] memberIds) {
+        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, racks, memberIds);
+        placer.keepPriorOwners();
+        int[][] unitsByClass = placer.unitsByClass();
+        Integer[] order = placer.classesMostConstrainedFirst();
+        for (int c : order) {
+            placer.placeUnowned(c, unitsByClass[c]);
+        }
+        for (int c : order) {
+            placer.evenClass(c, unitsByClass[c]);
+        }
+        if (units.classCount() > 1) {
+            placer.shiftAlongChains();
+        }
+        return placer.owner;
+    }
+
+    private void keepPriorOwners() {
+        for (int u = 0; u < owner.length; u++) {
+            if (prior[u] >= 0) {
+                owner[u] = prior[u];
+                kept[u] = true;
+                load[prior[u]] += units.weight[u];
+            }
+        }
+    }
+
+    private int[][] unitsByClass() {
+        int[] counts = new int[units.classCount()];
+        for (int u = 0; u < owner.length; u++) {
+            counts[units.unitClass[u]]++;
+        }
+        int[][] byClass = new int[counts.length][];
+        for (int c = 0; c < counts.length; c++) {
+            byClass[c] = new int[counts[c]];
+        }
+        int[] next = new int[counts.length];
+        for (int u = 0; u < owner.length; u++) {
+            int c = units.unitClass[u];
+            byClass[c][next[c]++] = u;
+        }
+        return byClass;
+    }
+
+    private Integer[] classesMostConstrainedFirst() {
+        Integer[] order = new Integer[units.classCount()];
+        for (int c = 0; c < order.length; c++) {
+            order[c] = c;
+        }
+        Arrays.sort(order, Comparator.<Integer>comparingInt(c -> units.classMembers[c].length).thenComparingInt(c -> c));
+        return order;
+    }
+
+    private void placeUnowned(int c, int[] classUnits) {
+        // Heaviest first, then by index: sort (weight descending, unit) packed in longs, no boxing.
+        long[] pending = new long[classUnits.length];
+        int n = 0;
+        for (int u : classUnits) {
+            if (owner[u] < 0) {
+                pending[n++] = (Integer.MAX_VALUE - Math.min(units.weight[u], Integer.MAX_VALUE)) << 32 | u;
+            }
+        }
+        if (n == 0) {
+            return;
+        }
+        Arrays.sort(pending, 0, n);
+        PriorityQueue<Integer> members = new PriorityQueue<>(byLoad());
+        for (int m : units.classMembers[c]) {
+            members.add(m);
+        }
+        List<Integer> ties = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int u = (int) pending[i];
+            int m = members.poll();
+            if (racks.enabled() && !racks.isLocal(u, m)) {
+                ties.clear();
+                while (!members.isEmpty() && load[members.peek()] == load[m] && !racks.isLocal(u, m)) {
+                    ties.add(m);
+                    m = members.poll();
+                }
+                if (!racks.isLocal(u, m) && !ties.isEmpty()) {
+                    // nobody local among the least loaded: the lowest index, as without racks
+                    ties.add(m);
+                    ties.sort(null);
+                    m = ties.remove(0);
+                }
+                members.addAll(ties);
+            }
+            owner[u] = m;
+            load[m] += units.weight[u];
+            members.add(m);
+        }
+    }
+
+    private Comparator<Integer> byLoad() {
+        return (m1, m2) -> {
+            int order = Long.compare(load[m1], load[m2]);
+            return order != 0 ? order : Integer.compare(m1, m2);
+        };
+    }
+
+    private void evenClass(int c, int[] classUnits) {
+        int[] members = units.classMembers[c];
+        if (members.length < 2 || spread(members) < 2) {
+            return; // no unit (weight >= 1) can make a pair better off
+        }
+        Map<Integer, Holdings> holdings = new HashMap<>();
+        for (int m : members) {
+            holdings.put(m, new Holdings());
+        }
+        for (int u : classUnits) {
+            holdings.get(owner[u]).add(u, units.weight[u], kept[u]);
+        }
+        TreeSet<Integer> byLoad = new TreeSet<>(byLoad());
+        for (int m : members) {
+            byLoad.add(m);
+        }
+        while (true) {
+            int taker = byLoad.first();
+            int move = -1;
+            int giver = -1;
+            for (int candidate : byLoad.descendingSet()) {
+                long gap = load[candidate] - load[taker];
+                if (gap < 2) {
+                    break;
+                }
+                move = holdings.get(candidate).pick(gap);
+                if (move >= 0) {
+                    giver = candidate;
+                    break;
+                }
+            }
+            if (move < 0) {
+                return;
+            }
+            long w = units.weight[move];
+            byLoad.remove(giver);
+            byLoad.remove(taker);
+            holdings.get(giver).remove(move, w, kept[move]);
+            kept[move] = false;
+            holdings.get(taker).add(move, w, false);
+            owner[move] = taker;
+            load[giver] -= w;
+            load[taker] += w;
+            byLoad.add(giver);
+            byLoad.add(taker);
+        }
+    }
+
+    private long spread(int[] members) {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int m : members) {
+            min = Math.min(min, load[m]);
+            max = Math.max(max, load[m]);
+        }
+        return max - min;
+    }
+
+    private void shiftAlongChains() {
+        CrossGroupBalancer chains = new CrossGroupBalancer();
+        for (int m = 0; m < load.length; m++) {
+            chains.load(memberIds[m], load[m]);
+        }
+        int[] group = new int[units.classCount()];
+        for (int c = 0; c < group.length; c++) {
+            List<String> ids = new ArrayList<>(units.classMembers[c].length);
+            for (int m : units.classMembers[c]) {
+                ids.add(memberIds[m]);
+            }
+            group[c] = chains.group(ids);
+        }
+        for (int u = 0; u < owner.length; u++) {
+            chains.unit(group[units.unitClass[u]], units.weight[u], memberIds[owner[u]],
+                    prior[u] < 0 ? null : memberIds[prior[u]]);
+        }
+        if (chains.balance() == 0) {
+            return;
+        }
+        Map<String, Integer> index = new HashMap<>();
+        for (int m = 0; m < memberIds.length; m++) {
+            index.put(memberIds[m], m);
+        }
+        for (int u = 0; u < owner.length; u++) {
+            int m = index.get(chains.owner(u));
+            if (m != owner[u]) {
+                load[owner[u]] -= units.weight[u];
+                load[m] += units.weight[u];
+                owner[u] = m;
+            }
+        }
+    }
+
+    /** A member's units of one class by weight: those placed this time (free to move) apart from those kept. */
+    private static final class Holdings {
+        private final TreeMap<Long, ArrayDeque<Integer>> placed = new TreeMap<>();
+        private final TreeMap<Long, ArrayDeque<Integer>> keptUnits = new TreeMap<>();
+
+        void add(int unit, long weight, boolean kept) {
+            (kept ? keptUnits : placed).computeIfAbsent(weight, w -> new ArrayDeque<>()).addLast(unit);
+        }
+
+        void remove(int unit, long weight, boolean kept) {
+            TreeMap<Long, ArrayDeque<Integer>> map = kept ? keptUnits : placed;
+            ArrayDeque<Integer> same = map.get(weight);
+            same.removeLastOccurrence(unit);
+            if (same.isEmpty()) {
+                map.remove(weight);
+            }
+        }
+
+        /** @return a unit with weight in [1, gap), placed ones first, the weight closest to gap / 2; -1 if none */
+        int pick(long gap) {
+            int unit = closest(placed, gap);
+            return unit >= 0 ? unit : closest(keptUnits, gap);
+        }
+
+        private static int closest(TreeMap<Long, ArrayDeque<Integer>> byWeight, long gap) {
+            long half = gap / 2;
+            Long below = byWeight.floorKey(half);
+            Long above = byWeight.ceilingKey(half);
+            if (above != null && above >= gap) {
+                above = null;
+            }
+            Long weight = below == null ? above : above == null ? below : half - below <= above - half ? below : above;
+            return weight == null ? -1 : byWeight.get(weight).peekLast();
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.kscale.assignor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.kscale.assignor.internals.server.InMemoryTaskCountStore;
+import io.kscale.assignor.internals.server.ServerChecks;
+import io.kscale.assignor.internals.server.TestGroup;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.junit.jupiter.api.Test;
+
+class KeyPreservingServerAssignorTest {
+
+    private static final Uuid ORDERS = new Uuid(7, 7);
+
+    private final List<KeyPreservingServerAssignorConfig> made = new ArrayList<>();
+    private final InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+
+    private KeyPreservingServerAssignor assignor() {
+        return new KeyPreservingServerAssignor(config -> {
+            made.add(config);
+            return store;
+        });
+    }
+
+    @Test
+    void shouldBeNamedForGroupRemoteAssignor() {
+        assertThat(new KeyPreservingServerAssignor().name()).isEqualTo("kscale-key-preserving")
+                .isEqualTo(KeyPreservingServerAssignor.NAME);
+    }
+
+    @Test
+    void shouldStartTheStoreOnTheFirstAssignmentNotInConfigure() {
+        KeyPreservingServerAssignor assignor = assignor();
+        assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_TOPIC_CONFIG, "counts"));
+        assertThat(made).isEmpty();
+
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS).member("m1", ORDERS);
+        GroupAssignment first = assignor.assign(group.spec(), group.describer());
+        assignor.assign(group.apply(first).spec(), group.describer());
+
+        assertThat(made).hasSize(1);
+        assertThat(made.get(0).storeTopic()).isEqualTo("counts");
+        ServerChecks.assertComplete(group, first, Set.of(ORDERS));
+        assertThat(assignor.metrics().assignmentsTotal()).isEqualTo(2);
+    }
+
+    @Test
+    void shouldRejectABadSettingAtConfigure() {
+        assertThatThrownBy(() -> assignor().configure(Map.of(
+                KeyPreservingServerAssignorConfig.STORE_RETRY_BACKOFF_MS_CONFIG, "5")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("kscale.server.assignor.store.retry.backoff.ms");
+    }
+
+    @Test
+    void shouldHoldEveryTopicWithThePlaceholderStore() {
+        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor();
+        assignor.configure(Map.of());
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
+        assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();
+        assertThat(assignor.metrics().heldTopics()).isEqualTo(1);
+        assignor.close();
+    }
+
+    @Test
+    void shouldCloseTheStoreAndHoldEverythingAfterwards() {
+        KeyPreservingServerAssignor assignor = assignor();
+        assignor.configure(Map.of());
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
+        assignor.assign(group.spec(), group.describer());
+        assignor.close();
+        assignor.close();
+        assertThat(store.isClosed()).isTrue();
+        assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();
+        assertThat(made).hasSize(1);
+    }
+
+    @Test
+    void shouldRetryAStoreThatFailedToStartAfterTheBackoff() {
+        int[] attempts = {0};
+        long[] now = {0};
+        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor(config -> {
+            if (attempts[0]++ == 0) {
+                throw new IllegalStateException("no listener");
+            }
+            return store;
+        }, () -> now[0]);
+        assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_RETRY_BACKOFF_MS_CONFIG, "100"));
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
+        assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();
+        now[0] += 99_000_000L;
+        assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();
+        assertThat(attempts[0]).isEqualTo(1);
+        now[0] += 1_000_000L;
+        assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isNotEmpty();
+        assertThat(attempts[0]).isEqualTo(2);
+    }
+}

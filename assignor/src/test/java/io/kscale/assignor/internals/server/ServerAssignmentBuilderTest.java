@@ -1,0 +1,172 @@
+package io.kscale.assignor.internals.server;
+
+import static io.kscale.assignor.internals.server.ServerChecks.assertComplete;
+import static io.kscale.assignor.internals.server.ServerChecks.loads;
+import static io.kscale.assignor.internals.server.ServerChecks.moved;
+import static io.kscale.assignor.internals.server.ServerChecks.owners;
+import static io.kscale.assignor.internals.server.ServerChecks.taskOwners;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.junit.jupiter.api.Test;
+
+class ServerAssignmentBuilderTest {
+
+    static final Uuid ORDERS = new Uuid(1, 1);
+    static final Uuid PAYMENTS = new Uuid(2, 2);
+    static final Uuid AUDIT = new Uuid(3, 3);
+
+    private final ServerAssignorMetrics metrics = new ServerAssignorMetrics(() -> 0);
+
+    private GroupAssignment assign(TestGroup group, TaskCountStore store) {
+        return new ServerAssignmentBuilder(group.spec(), group.describer(), store, new TaskCountLog(), metrics).build();
+    }
+
+    @Test
+    void shouldKeepEveryTaskOnItsMemberAcross4To8To16WithMembersComingAndGoing() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS).member("m1", ORDERS).member("m2", ORDERS);
+        GroupAssignment first = assign(group, store);
+        assertComplete(group, first, Set.of(ORDERS));
+        assertThat(store.taskCountOf(ORDERS)).isEqualTo(4);
+        Map<Integer, String> tasks = taskOwners(group, first, ORDERS, 4);
+        group.apply(first);
+
+        group.topic(ORDERS, 8);
+        GroupAssignment doubled = assign(group, store);
+        assertComplete(group, doubled, Set.of(ORDERS));
+        assertThat(taskOwners(group, doubled, ORDERS, 4)).isEqualTo(tasks);
+        assertThat(moved(group, doubled)).isZero();
+        group.apply(doubled);
+
+        group.member("m3", ORDERS);
+        GroupAssignment joined = assign(group, store);
+        assertComplete(group, joined, Set.of(ORDERS));
+        Map<Integer, String> afterJoin = taskOwners(group, joined, ORDERS, 4);
+        assertThat(afterJoin.values()).containsExactlyInAnyOrder("m0", "m1", "m2", "m3");
+        // one task (two partitions) moves to the newcomer, from the member that had two tasks
+        assertThat(moved(group, joined)).isEqualTo(2);
+        group.apply(joined);
+
+        group.leave("m1");
+        GroupAssignment left = assign(group, store);
+        Map<Integer, String> afterLeave = taskOwners(group, left, ORDERS, 4);
+        assertThat(moved(group, left)).isZero();
+        afterJoin.forEach((task, member) -> {
+            if (!member.equals("m1")) {
+                assertThat(afterLeave.get(task)).as("task %d", task).isEqualTo(member);
+            }
+        });
+        group.apply(left);
+
+        group.topic(ORDERS, 16);
+        GroupAssignment quadrupled = assign(group, store);
+        assertComplete(group, quadrupled, Set.of(ORDERS));
+        assertThat(taskOwners(group, quadrupled, ORDERS, 4)).isEqualTo(afterLeave);
+        assertThat(moved(group, quadrupled)).isZero();
+        assertThat(store.taskCountOf(ORDERS)).isEqualTo(4);
+    }
+
+    @Test
+    void shouldHoldATopicWhoseTaskCountIsNotYetKnown() {
+        InMemoryTaskCountStore loaded = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS).member("m1", ORDERS);
+        group.apply(assign(group, loaded));
+        Map<String, Map<Uuid, Set<Integer>>> before = new HashMap<>();
+        group.members().forEach(m -> before.put(m, group.target(m)));
+
+        // The broker restarted: a store that has not loaded yet, the topic expanded, a member joined.
+        InMemoryTaskCountStore loading = new InMemoryTaskCountStore(false);
+        group.topic(ORDERS, 8).member("m2", ORDERS);
+        GroupAssignment held = assign(group, loading);
+        for (String member : before.keySet()) {
+            assertThat(held.members().get(member).partitions()).as(member).isEqualTo(before.get(member));
+        }
+        assertThat(held.members().get("m2").partitions()).isEmpty();
+        assertThat(owners(group, held).get(ORDERS)).doesNotContainKeys(4, 5, 6, 7);
+        assertThat(loading.proposals()).isZero();
+        assertThat(loading.taskCountOf(ORDERS)).isNull();
+
+        // A member leaves while held: its partitions stay unassigned, nobody else takes them.
+        group.apply(held).leave("m0");
+        GroupAssignment stillHeld = assign(group, loading);
+        assertThat(owners(group, stillHeld).get(ORDERS)).containsOnlyKeys(before.get("m1").get(ORDERS).toArray(Integer[]::new));
+
+        // The store loads (T = 4 was stored before the restart): assignment resumes with T = 4.
+        loading.stored(ORDERS, 4).loaded(true);
+        group.apply(stillHeld);
+        GroupAssignment resumed = assign(group, loading);
+        assertComplete(group, resumed, Set.of(ORDERS));
+        taskOwners(group, resumed, ORDERS, 4);
+        assertThat(loading.proposals()).isZero();
+    }
+
+    @Test
+    void shouldNeverDeriveTaskCountOfAHeldTopicFromItsPartitionCount() {
+        InMemoryTaskCountStore loading = new InMemoryTaskCountStore(false);
+        TestGroup group = new TestGroup().topic(ORDERS, 8).member("m0", ORDERS);
+        GroupAssignment held = assign(group, loading);
+        assertThat(held.members().get("m0").partitions()).isEmpty();
+        assertThat(loading.taskCountOf(ORDERS)).isNull();
+        loading.loaded(true);
+        group.apply(held);
+        assertComplete(group, assign(group, loading), Set.of(ORDERS));
+        assertThat(loading.taskCountOf(ORDERS)).isEqualTo(8);
+    }
+
+    @Test
+    void shouldUseTheTaskCountAnotherGroupRecordedFirst() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore().stored(ORDERS, 2);
+        TestGroup group = new TestGroup().topic(ORDERS, 8).member("m0", ORDERS).member("m1", ORDERS).member("m2", ORDERS);
+        GroupAssignment assignment = assign(group, store);
+        Map<Integer, String> tasks = taskOwners(group, assignment, ORDERS, 2);
+        assertThat(tasks).hasSize(2);
+        assertThat(loads(group, assignment).values()).containsExactlyInAnyOrder(4, 4, 0);
+    }
+
+    @Test
+    void shouldPutTaskTOfTopicsWithTheSameTaskCountAndSubscribersOnOneMember() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 4).topic(PAYMENTS, 4).topic(AUDIT, 4)
+                .member("m0", ORDERS, PAYMENTS, AUDIT).member("m1", ORDERS, PAYMENTS, AUDIT).member("m2", ORDERS, PAYMENTS);
+        GroupAssignment assignment = assign(group, store);
+        assertComplete(group, assignment, Set.of(ORDERS, PAYMENTS, AUDIT));
+        assertThat(taskOwners(group, assignment, ORDERS, 4)).isEqualTo(taskOwners(group, assignment, PAYMENTS, 4));
+    }
+
+    @Test
+    void shouldMoveNothingWhenNothingChanged() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 12).topic(PAYMENTS, 5)
+                .member("m0", ORDERS, PAYMENTS).member("m1", ORDERS).member("m2", ORDERS, PAYMENTS);
+        group.apply(assign(group, store));
+        GroupAssignment again = assign(group, store);
+        assertThat(moved(group, again)).isZero();
+        assertComplete(group, again, Set.of(ORDERS, PAYMENTS));
+    }
+
+    @Test
+    void shouldPreferMembersWhoseRackHostsAReplicaWithoutGivingUpBalance() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 12).replicasOn(ORDERS, "r0", "r1", "r2")
+                .member("a", ORDERS).rack("a", "r2").member("b", ORDERS).rack("b", "r0").member("c", ORDERS).rack("c", "r1");
+        GroupAssignment assignment = assign(group, store);
+        assertThat(loads(group, assignment).values()).containsOnly(4);
+        Map<String, String> rackOf = Map.of("a", "r2", "b", "r0", "c", "r1");
+        owners(group, assignment).get(ORDERS).forEach((p, member) ->
+                assertThat(rackOf.get(member)).as("partition %d", p).isEqualTo("r" + (p % 3)));
+    }
+
+    @Test
+    void shouldSkipTopicsTheDescriberDoesNotKnow() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 3).member("m0", ORDERS, AUDIT);
+        GroupAssignment assignment = assign(group, store);
+        assertThat(assignment.members().get("m0").partitions()).containsOnlyKeys(ORDERS);
+        assertThat(store.taskCountOf(AUDIT)).isNull();
+    }
+}
