@@ -82,11 +82,10 @@ final class UnitPlacer {
         for (int c : order) {
             placer.placeUnowned(c, unitsByClass[c]);
         }
-        for (int c : order) {
-            placer.evenClass(c, unitsByClass[c]);
-        }
         if (units.classCount() > 1) {
             placer.shiftAlongChains();
+        } else {
+            placer.evenAll(unitsByClass);
         }
         return placer.owner;
     }
@@ -175,32 +174,72 @@ final class UnitPlacer {
         };
     }
 
-    private void evenClass(int c, int[] classUnits) {
-        int[] members = units.classMembers[c];
-        if (members.length < 2 || spread(members) < 2) {
-            return; // no unit (weight >= 1) can make a pair better off
+    /**
+     * Step 3, over all classes at once: the most loaded member that can give a unit to the least
+     * loaded member of one of its classes, with an improving move, gives it (to the class whose
+     * least loaded member is lightest). Taking givers by global load, not class by class, keeps a
+     * member from giving a unit to a newcomer in one class and being refilled from another in the
+     * next (two moves where one does).
+     */
+    private void evenAll(int[][] unitsByClass) {
+        int classes = units.classCount();
+        List<List<Integer>> classesOf = new ArrayList<>();
+        for (int m = 0; m < load.length; m++) {
+            classesOf.add(new ArrayList<>());
         }
-        Map<Integer, Holdings> holdings = new HashMap<>();
-        for (int m : members) {
-            holdings.put(m, new Holdings());
+        boolean uneven = false;
+        for (int c = 0; c < classes; c++) {
+            for (int m : units.classMembers[c]) {
+                classesOf.get(m).add(c);
+            }
+            uneven |= units.classMembers[c].length > 1 && spread(units.classMembers[c]) >= 2;
         }
-        for (int u : classUnits) {
-            holdings.get(owner[u]).add(u, units.weight[u], kept[u]);
+        if (!uneven) {
+            return; // no unit (weight >= 1) can make a pair of a class better off
+        }
+        Map<Long, Holdings> holdings = new HashMap<>();
+        for (int c = 0; c < classes; c++) {
+            for (int u : unitsByClass[c]) {
+                holdings.computeIfAbsent(key(owner[u], c), k -> new Holdings()).add(u, units.weight[u], kept[u]);
+            }
+        }
+        List<TreeSet<Integer>> byLoadInClass = new ArrayList<>();
+        for (int c = 0; c < classes; c++) {
+            TreeSet<Integer> members = new TreeSet<>(byLoad());
+            for (int m : units.classMembers[c]) {
+                members.add(m);
+            }
+            byLoadInClass.add(members);
         }
         TreeSet<Integer> byLoad = new TreeSet<>(byLoad());
-        for (int m : members) {
-            byLoad.add(m);
+        for (int m = 0; m < load.length; m++) {
+            if (!classesOf.get(m).isEmpty()) {
+                byLoad.add(m);
+            }
         }
         while (true) {
-            int taker = byLoad.first();
             int move = -1;
             int giver = -1;
+            int taker = -1;
+            int moveClass = -1;
             for (int candidate : byLoad.descendingSet()) {
-                long gap = load[candidate] - load[taker];
-                if (gap < 2) {
+                if (load[candidate] - load[byLoad.first()] < 2) {
                     break;
                 }
-                move = holdings.get(candidate).pick(gap);
+                for (int c : classesOf.get(candidate)) {
+                    Holdings held = holdings.get(key(candidate, c));
+                    int v = byLoadInClass.get(c).first();
+                    long gap = load[candidate] - load[v];
+                    if (held == null || gap < 2 || (taker >= 0 && load[v] >= load[taker])) {
+                        continue;
+                    }
+                    int unit = held.pick(gap);
+                    if (unit >= 0) {
+                        move = unit;
+                        taker = v;
+                        moveClass = c;
+                    }
+                }
                 if (move >= 0) {
                     giver = candidate;
                     break;
@@ -210,17 +249,38 @@ final class UnitPlacer {
                 return;
             }
             long w = units.weight[move];
-            byLoad.remove(giver);
-            byLoad.remove(taker);
-            holdings.get(giver).remove(move, w, kept[move]);
+            reposition(giver, byLoad, byLoadInClass, classesOf, false);
+            reposition(taker, byLoad, byLoadInClass, classesOf, false);
+            holdings.get(key(giver, moveClass)).remove(move, w, kept[move]);
             kept[move] = false;
-            holdings.get(taker).add(move, w, false);
+            holdings.computeIfAbsent(key(taker, moveClass), k -> new Holdings()).add(move, w, false);
             owner[move] = taker;
             load[giver] -= w;
             load[taker] += w;
-            byLoad.add(giver);
-            byLoad.add(taker);
+            reposition(giver, byLoad, byLoadInClass, classesOf, true);
+            reposition(taker, byLoad, byLoadInClass, classesOf, true);
         }
+    }
+
+    /** Takes a member out of the sorted sets before its load changes ({@code add} false), or puts it back after. */
+    private static void reposition(int member, TreeSet<Integer> byLoad, List<TreeSet<Integer>> byLoadInClass,
+                                   List<List<Integer>> classesOf, boolean add) {
+        if (add) {
+            byLoad.add(member);
+        } else {
+            byLoad.remove(member);
+        }
+        for (int c : classesOf.get(member)) {
+            if (add) {
+                byLoadInClass.get(c).add(member);
+            } else {
+                byLoadInClass.get(c).remove(member);
+            }
+        }
+    }
+
+    private long key(int member, int c) {
+        return (long) c * load.length + member;
     }
 
     private long spread(int[] members) {

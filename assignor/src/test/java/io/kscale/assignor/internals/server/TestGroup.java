@@ -1,6 +1,7 @@
 package io.kscale.assignor.internals.server;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -43,13 +44,13 @@ public final class TestGroup {
 
     public TestGroup member(String id, Uuid... topics) {
         subscriptions.put(id, Set.of(topics));
-        targets.putIfAbsent(id, Map.of());
+        targets.putIfAbsent(id, Collections.emptyMap());
         return this;
     }
 
     public TestGroup member(String id, Collection<Uuid> topics) {
         subscriptions.put(id, Set.copyOf(topics));
-        targets.putIfAbsent(id, Map.of());
+        targets.putIfAbsent(id, Collections.emptyMap());
         return this;
     }
 
@@ -77,9 +78,10 @@ public final class TestGroup {
             MemberAssignment assigned = assignment.members().get(member);
             Map<Uuid, Set<Integer>> copy = new HashMap<>();
             if (assigned != null) {
-                assigned.partitions().forEach((topic, ps) -> copy.put(topic, new TreeSet<>(ps)));
+                assigned.partitions().forEach((topic, ps) -> copy.put(topic, Collections.unmodifiableSet(new TreeSet<>(ps))));
             }
-            targets.put(member, copy);
+            // unmodifiable, as the coordinator's (Kafka's uniform checks that it is)
+            targets.put(member, Collections.unmodifiableMap(copy));
         }
         return this;
     }
@@ -103,7 +105,7 @@ public final class TestGroup {
     public GroupSpec spec() {
         Map<String, Set<Uuid>> subs = new TreeMap<>(subscriptions);
         Map<String, Map<Uuid, Set<Integer>>> current = new HashMap<>();
-        subs.keySet().forEach(m -> current.put(m, targets.getOrDefault(m, Map.of())));
+        subs.keySet().forEach(m -> current.put(m, targets.getOrDefault(m, Collections.emptyMap())));
         Map<String, Optional<String>> memberRacks = new HashMap<>();
         subs.keySet().forEach(m -> memberRacks.put(m, Optional.ofNullable(racks.get(m))));
         boolean homogeneous = subs.values().stream().distinct().count() <= 1;
@@ -140,8 +142,11 @@ public final class TestGroup {
             this.targets = targets;
             this.racks = racks;
             this.type = type;
-            targets.forEach((member, target) -> target.forEach((topic, ps) -> ps.forEach(p ->
-                    owners.computeIfAbsent(topic, t -> new HashMap<>()).putIfAbsent(p, member))));
+            targets.forEach((member, target) -> target.forEach((topic, ps) -> {
+                if (ps != null) {
+                    ps.forEach(p -> owners.computeIfAbsent(topic, t -> new HashMap<>()).putIfAbsent(p, member));
+                }
+            }));
         }
 
         @Override
@@ -189,7 +194,7 @@ public final class TestGroup {
 
         @Override
         public MemberAssignment memberAssignment(String memberId) {
-            Map<Uuid, Set<Integer>> target = targets.getOrDefault(memberId, Map.of());
+            Map<Uuid, Set<Integer>> target = targets.getOrDefault(memberId, Collections.emptyMap());
             return () -> target;
         }
     }
