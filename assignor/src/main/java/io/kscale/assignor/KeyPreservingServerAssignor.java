@@ -3,7 +3,7 @@ package io.kscale.assignor;
 import io.kscale.assignor.internals.server.NeverLoadedTaskCountStore;
 import io.kscale.assignor.internals.server.ServerAssignmentBuilder;
 import io.kscale.assignor.internals.server.ServerAssignorMetrics;
-import io.kscale.assignor.internals.server.TaskCountLog;
+import io.kscale.assignor.internals.server.ServerAssignorState;
 import io.kscale.assignor.internals.server.TaskCountStore;
 import java.util.Map;
 import java.util.Objects;
@@ -60,8 +60,7 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
 
     private final Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory;
     private final LongSupplier nanoClock;
-    private final TaskCountLog taskCountLog = new TaskCountLog();
-    private final ServerAssignorMetrics metrics = new ServerAssignorMetrics(taskCountLog::heldTopics);
+    private final ServerAssignorState state;
     private volatile KeyPreservingServerAssignorConfig config;
     private volatile TaskCountStore store;
     private volatile boolean closed;
@@ -80,13 +79,17 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
      *                     tests pass an in-memory one
      */
     KeyPreservingServerAssignor(Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory) {
-        this(storeFactory, System::nanoTime);
+        this(storeFactory, ServerAssignorState.shared(), System::nanoTime);
     }
 
-    /** @param nanoClock the clock of the retry backoff, {@link System#nanoTime()} but in tests */
+    /**
+     * @param state     the log and metrics: {@link ServerAssignorState#shared()}, or detached ones in tests
+     * @param nanoClock the clock of the retry backoff, {@link System#nanoTime()} but in tests
+     */
     KeyPreservingServerAssignor(Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory,
-                                LongSupplier nanoClock) {
+                                ServerAssignorState state, LongSupplier nanoClock) {
         this.storeFactory = Objects.requireNonNull(storeFactory, "storeFactory");
+        this.state = state;
         this.nanoClock = nanoClock;
     }
 
@@ -112,7 +115,9 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
      */
     @Override
     public GroupAssignment assign(GroupSpec groupSpec, SubscribedTopicDescriber subscribedTopicDescriber) {
-        return new ServerAssignmentBuilder(groupSpec, subscribedTopicDescriber, store(), taskCountLog, metrics).build();
+        TaskCountStore taskCounts = store();
+        return new ServerAssignmentBuilder(groupSpec, subscribedTopicDescriber, taskCounts, state.taskCountLog(),
+                state.metrics()).build();
     }
 
     /** @return the store, made on first use; after {@link #close()}, one that knows nothing */
@@ -169,6 +174,6 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
 
     /** @return the assignor's metrics */
     ServerAssignorMetrics metrics() {
-        return metrics;
+        return state.metrics();
     }
 }

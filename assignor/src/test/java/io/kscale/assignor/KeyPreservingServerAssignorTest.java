@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kscale.assignor.internals.server.InMemoryTaskCountStore;
+import io.kscale.assignor.internals.server.ServerAssignorState;
 import io.kscale.assignor.internals.server.ServerChecks;
 import io.kscale.assignor.internals.server.TestGroup;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ class KeyPreservingServerAssignorTest {
         return new KeyPreservingServerAssignor(config -> {
             made.add(config);
             return store;
-        });
+        }, ServerAssignorState.detached(), System::nanoTime);
     }
 
     @Test
@@ -59,12 +60,14 @@ class KeyPreservingServerAssignorTest {
     }
 
     @Test
-    void shouldHoldEveryTopicWithThePlaceholderStore() {
+    void shouldHoldEveryTopicWithThePlaceholderStoreAndCountItInJmx() throws Exception {
         KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor();
         assignor.configure(Map.of());
         TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
         assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();
-        assertThat(assignor.metrics().heldTopics()).isEqualTo(1);
+        assertThat(assignor.metrics().heldTopics()).isPositive();
+        assertThat(java.lang.management.ManagementFactory.getPlatformMBeanServer().isRegistered(
+                new javax.management.ObjectName("kscale.server:type=key-preserving-server-assignor"))).isTrue();
         assignor.close();
     }
 
@@ -90,7 +93,7 @@ class KeyPreservingServerAssignorTest {
                 throw new IllegalStateException("no listener");
             }
             return store;
-        }, () -> now[0]);
+        }, ServerAssignorState.detached(), () -> now[0]);
         assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_RETRY_BACKOFF_MS_CONFIG, "100"));
         TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
         assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();

@@ -1,15 +1,33 @@
 package io.kscale.assignor.internals.server;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import org.apache.kafka.common.metrics.JmxReporter;
+import org.apache.kafka.common.metrics.KafkaMetricsContext;
+import org.apache.kafka.common.metrics.Measurable;
+import org.apache.kafka.common.metrics.MetricConfig;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.Time;
 
 /**
- * What the broker-side assignor counts, shared by every group it serves: counters and gauges
- * only, updated from concurrent {@code assign()} calls without a lock. Registration with a
- * metrics registry (and so JMX) is the adapter's business; this class only holds the numbers.
+ * What the broker-side assignor counts, for every group it serves: counters and gauges updated
+ * from concurrent {@code assign()} calls without a lock.
+ *
+ * <p>In JMX as {@code kscale.server:type=key-preserving-server-assignor} ({@link #registered}),
+ * attributes {@code assignments-total}, {@code assignment-fallbacks-total},
+ * {@code assign-time-ms-total}, {@code assign-time-ms-last}, {@code assign-time-ms-max} and
+ * {@code held-topics}. Why a registry of our own: Kafka 4.4 gives broker-side assignors no
+ * metrics registry (no {@code Monitorable} for them) and creates an assignor for every copy of
+ * its configuration, so one registry per JVM, made on the first assignment, serves the one
+ * instance that assigns. It lives as long as the broker (Kafka closes no assignor).
  */
 public final class ServerAssignorMetrics {
+
+    public static final String JMX_PREFIX = "kscale.server";
+    public static final String GROUP = "key-preserving-server-assignor";
 
     private final LongAdder assignments = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
@@ -18,9 +36,39 @@ public final class ServerAssignorMetrics {
     private final AtomicLong maxAssignTimeNanos = new AtomicLong();
     private final IntSupplier heldTopics;
 
-    /** @param heldTopics the number of topic ids held right now (T not yet known), e.g. {@link TaskCountLog#heldTopics()} */
+    /**
+     * Metrics outside any registry (tests, or a caller that registers them itself).
+     *
+     * @param heldTopics the number of topic ids held right now (T not yet known), e.g. {@link TaskCountLog#heldTopics()}
+     */
     public ServerAssignorMetrics(IntSupplier heldTopics) {
         this.heldTopics = heldTopics;
+    }
+
+    /**
+     * Metrics registered in a new JVM-wide {@link Metrics} with a JMX reporter under
+     * {@value #JMX_PREFIX}; call once per JVM.
+     */
+    public static ServerAssignorMetrics registered(IntSupplier heldTopics) {
+        ServerAssignorMetrics metrics = new ServerAssignorMetrics(heldTopics);
+        Metrics registry = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
+                new KafkaMetricsContext(JMX_PREFIX));
+        metrics.register(registry, "assignments-total", "assign() calls", metrics::assignmentsTotal);
+        metrics.register(registry, "assignment-fallbacks-total", "assignments that kept the current targets after an "
+                + "unexpected failure (logged at ERROR)", metrics::assignmentFallbacksTotal);
+        metrics.register(registry, "assign-time-ms-total", "time spent in assign(), ms",
+                () -> metrics.assignTimeTotalNanos() / 1_000_000);
+        metrics.register(registry, "assign-time-ms-last", "time the latest assign() took, ms",
+                () -> metrics.assignTimeLastNanos() / 1_000_000);
+        metrics.register(registry, "assign-time-ms-max", "longest assign(), ms",
+                () -> metrics.assignTimeMaxNanos() / 1_000_000);
+        metrics.register(registry, "held-topics", "topic ids held because their task count is not known yet",
+                metrics::heldTopics);
+        return metrics;
+    }
+
+    private void register(Metrics registry, String name, String description, LongSupplier value) {
+        registry.addMetric(registry.metricName(name, GROUP, description), (Measurable) (config, now) -> value.getAsLong());
     }
 
     /** Counts an {@code assign()} call that returned, whatever it returned, and its duration. */

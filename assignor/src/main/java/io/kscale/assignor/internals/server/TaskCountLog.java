@@ -40,10 +40,13 @@ public final class TaskCountLog {
             return;
         }
         if (held.add(topicId)) {
-            log.warn("Topic id {} ({} partitions) is held until the task count store has answered: its task count T "
-                    + "may be stored, and T must never come from today's partition count while it may be. Members keep "
-                    + "the partitions of it they have, partitions nobody has stay unassigned until the group's next "
-                    + "assignment after the store has loaded", topicId, partitions);
+            log.warn("Topic id {} ({} partitions) is held: the task count store has not answered yet, and T must "
+                    + "never come from today's partition count while it may be stored. Members keep the partitions of it "
+                    + "they have; partitions nobody has stay unassigned. The coordinator asks for a new assignment only "
+                    + "when the group changes (a member joins or leaves, a subscription or partition count changes): once "
+                    + "the store has loaded, the group gets a full assignment at its next such change; to have it sooner, "
+                    + "restart one member. Gauge: kscale.server:type=key-preserving-server-assignor,held-topics",
+                    topicId, partitions);
         }
     }
 

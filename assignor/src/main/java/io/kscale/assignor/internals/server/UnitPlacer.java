@@ -16,7 +16,7 @@ import java.util.TreeSet;
  * Places the units of a group on its members: sticky first, then balanced by partition count,
  * rack-local where that costs no balance. Pure and single-use: one instance per {@code assign()}.
  *
- * <p>Four steps:
+ * <p>Steps:
  * <ol>
  *   <li><b>Keep</b>: a unit stays with its prior owner (the member that held most of its
  *       partitions in its current target) if that member may still take it.</li>
@@ -24,15 +24,17 @@ import java.util.TreeSet;
  *       constrained class first, heaviest unit first: on the least loaded member of the unit's
  *       class; among equally loaded members, on one whose rack hosts a replica
  *       ({@link RackLocality}), else the lowest index.</li>
- *   <li><b>Even each class</b>: while the most loaded member of a class can give a unit of
- *       weight {@code w} to the least loaded one with {@code load(min) + w < load(max)}, it gives
- *       one, first a unit placed in step 2 (moving it costs nothing), then a kept one; among
- *       those, the weight closest to half the gap. Each move lowers the sum of squared loads, so
- *       the loop ends; at the end no unit of the most loaded member would make the least loaded
- *       one better off: with units of one weight w, the class's spread is at most w.</li>
- *   <li><b>Chains across classes</b>, when members read different topics:
+ *   <li><b>Even</b>, when every member reads the same topics (one class): while the most loaded
+ *       member can give a unit of weight {@code w} to the least loaded one with
+ *       {@code load(min) + w < load(max)}, it gives one, first a unit placed in step 2 (moving it
+ *       costs nothing), then a kept one; among those, the weight closest to half the gap. Each
+ *       move lowers the sum of squared loads, so the loop ends; at the end, with units of one
+ *       weight w, the spread is at most w.</li>
+ *   <li><b>Even along chains</b>, when members read different topics:
  *       {@link CrossGroupBalancer} shifts units along paths of classes that share members (A
- *       gives a unit of x to B, B one of y to C), which no single move finds.</li>
+ *       gives a unit of x to B, B one of y to C), direct moves being paths of one link, giving
+ *       units placed in step 2 first. With units of one weight, no such path is left at the
+ *       end, and the largest load is the least any assignment reaches.</li>
  * </ol>
  *
  * <p>Why not {@code internals.placement}'s {@code PlacementEngine}, which the classic adapter and
