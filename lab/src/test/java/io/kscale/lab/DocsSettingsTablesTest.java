@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.ExpansionBarrierConfig;
 import io.kscale.assignor.KeyPreservingAssignorConfig;
+import io.kscale.assignor.KeyPreservingServerAssignorConfig;
 import io.kscale.partitioner.UniformStickyBytesPartitionerConfig;
 import io.kscale.streams.WarmupTaskAssignorConfig;
 import java.io.IOException;
@@ -34,6 +35,11 @@ class DocsSettingsTablesTest {
     @Test
     void barrierTableMatchesItsConfigDef() throws IOException {
         check("barrier", ExpansionBarrierConfig.configDef(), "docs/consumer-assignor.md");
+    }
+
+    @Test
+    void serverAssignorTableMatchesItsConfigDef() throws IOException {
+        check("server", KeyPreservingServerAssignorConfig.configDef(), "docs/server-assignor.md");
     }
 
     @Test
