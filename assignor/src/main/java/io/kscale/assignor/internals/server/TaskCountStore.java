@@ -14,7 +14,14 @@ import org.apache.kafka.common.Uuid;
  * must not derive T at all.
  *
  * <p>Contract: thread-safe, called concurrently from {@code assign()} of many groups; no method
- * blocks on I/O or throws; all I/O runs on the store's own thread.
+ * blocks on I/O or throws; all I/O runs on the store's own thread. {@code assign()} runs on a
+ * group coordinator thread in Kafka 4.4, so a slow answer delays every group of that
+ * coordinator shard. The assignor makes its store on its first {@code assign()} call (see
+ * {@code KeyPreservingServerAssignor}): making one must return at once too, loading in the
+ * background. After {@link #propose} has returned T, {@link #lookup} of that topic answers
+ * {@link TaskCount#known} with it (from memory, before the write is acknowledged), so that the
+ * next assignments use it without proposing again. If a lookup or proposal throws anyway, the
+ * assignor keeps the group's current targets for that assignment and logs an ERROR.
  */
 public interface TaskCountStore extends AutoCloseable {
 
