@@ -35,6 +35,8 @@ class PublicApiTest {
             "io.kscale.partitioner.UniformStickyBytesPartitionerConfig",
             "io.kscale.assignor.KeyPreservingAssignor",
             "io.kscale.assignor.KeyPreservingAssignorConfig",
+            "io.kscale.assignor.KeyPreservingServerAssignor",
+            "io.kscale.assignor.KeyPreservingServerAssignorConfig",
             "io.kscale.assignor.ExpansionBarrier",
             "io.kscale.assignor.ExpansionBarrierConfig",
             "io.kscale.assignor.FollowUpRebalance",
