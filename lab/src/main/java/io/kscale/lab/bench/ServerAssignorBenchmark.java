@@ -1,0 +1,214 @@
+package io.kscale.lab.bench;
+
+import io.kscale.assignor.internals.server.ServerAssignmentBuilder;
+import io.kscale.assignor.internals.server.ServerAssignorMetrics;
+import io.kscale.assignor.internals.server.TaskCount;
+import io.kscale.assignor.internals.server.TaskCountLog;
+import io.kscale.assignor.internals.server.TaskCountStore;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
+import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Cost of one broker-side {@code assign(GroupSpec, SubscribedTopicDescriber)}: kscale's
+ * key-preserving assignment ({@link ServerAssignmentBuilder}, the body of
+ * {@code KeyPreservingServerAssignor.assign}, with an in-memory task count store that knows
+ * every topic) beside Kafka's {@link UniformAssignor}, in-process.
+ *
+ * <p>{@code size} is {@code <partitions>x<members>}; {@code shape} {@code topics} spreads the
+ * partitions over √P topics of √P partitions (kscale co-partitions them: √P units of √P
+ * partitions), {@code one-topic} puts them in one topic (P units of one partition: kscale's
+ * worst case). Every member reads every topic. {@code change} {@code fresh}: no member has a
+ * target yet; {@code join}: the group's own fresh assignment is every member's target and one
+ * more member joins. Setup builds the input once per trial; the measured call only assigns.
+ *
+ * <p>Run: {@code mvn -B -DskipTests package && java -Xmx8g -cp lab/target/kscale-lab.jar
+ * org.openjdk.jmh.Main ServerAssignorBenchmark -jvmArgs "-Xmx8g -Dorg.slf4j.simpleLogger.log.io.kscale=warn"}
+ * ({@code -p size=10000x50} for the small case only).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Fork(1)
+@Warmup(iterations = 2)
+@Measurement(iterations = 3)
+public class ServerAssignorBenchmark {
+
+    /** {@code kscale} or {@code uniform} (Kafka's). */
+    @Param({"kscale", "uniform"})
+    public String assignor;
+
+    /** {@code <partitions>x<members>}; with {@code shape=topics}, partitions must be a square. */
+    @Param({"10000x50", "1000000x50"})
+    public String size;
+
+    @Param({"topics", "one-topic"})
+    public String shape;
+
+    @Param({"fresh", "join"})
+    public String change;
+
+    private Group group;
+    private UniformAssignor uniform;
+    private TaskCountStore store;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        String[] parts = size.split("x");
+        int partitions = Integer.parseInt(parts[0]);
+        int members = Integer.parseInt(parts[1]);
+        group = new Group();
+        if (shape.equals("topics")) {
+            int side = (int) Math.round(Math.sqrt(partitions));
+            for (int t = 0; t < side; t++) {
+                group.partitions.put(new Uuid(1, t), side);
+            }
+        } else {
+            group.partitions.put(new Uuid(1, 0), partitions);
+        }
+        for (int m = 0; m < members; m++) {
+            group.members.put(String.format("m%04d", m), Collections.emptyMap());
+        }
+        uniform = new UniformAssignor();
+        store = new KnownStore();
+        if (change.equals("join")) {
+            GroupAssignment fresh = assign();
+            fresh.members().forEach((member, assigned) -> group.members.put(member,
+                    Collections.unmodifiableMap(new HashMap<>(assigned.partitions()))));
+            group.members.put(String.format("m%04d", members), Collections.emptyMap());
+            group.owners = null; // the targets changed: the inverted index is rebuilt on first use
+        }
+        GroupAssignment check = assign();
+        long assigned = check.members().values().stream()
+                .mapToLong(a -> a.partitions().values().stream().mapToLong(Set::size).sum()).sum();
+        if (assigned != partitions) {
+            throw new IllegalStateException(assignor + " assigned " + assigned + " of " + partitions + " partitions");
+        }
+    }
+
+    /** @return the assignment */
+    @Benchmark
+    public GroupAssignment assign() {
+        if (assignor.equals("uniform")) {
+            return uniform.assign(group, group);
+        }
+        return new ServerAssignmentBuilder(group, group, store, new TaskCountLog(), new ServerAssignorMetrics(() -> 0))
+                .build();
+    }
+
+    /** Every topic's T is its partition count, known (the steady state of a loaded store). */
+    private final class KnownStore implements TaskCountStore {
+        private final Map<Uuid, Integer> taskCounts = new ConcurrentHashMap<>();
+
+        @Override
+        public TaskCount lookup(Uuid topicId) {
+            return TaskCount.known(taskCounts.computeIfAbsent(topicId, id -> group.partitions.get(id)));
+        }
+
+        @Override
+        public int propose(Uuid topicId, int proposed, int partitionCount) {
+            return proposed;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** The group as the coordinator describes it: members with targets, and topics. */
+    private static final class Group implements GroupSpec, SubscribedTopicDescriber {
+        final Map<String, Map<Uuid, Set<Integer>>> members = new TreeMap<>();
+        final Map<Uuid, Integer> partitions = new HashMap<>();
+        private Map<Uuid, Map<Integer, String>> owners;
+
+        @Override
+        public Collection<String> memberIds() {
+            return members.keySet();
+        }
+
+        @Override
+        public SubscriptionType subscriptionType() {
+            return SubscriptionType.HOMOGENEOUS;
+        }
+
+        @Override
+        public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
+            if (owners == null) {
+                Map<Uuid, Map<Integer, String>> byTopic = new HashMap<>();
+                members.forEach((member, target) -> target.forEach((topic, ps) -> ps.forEach(p ->
+                        byTopic.computeIfAbsent(topic, t -> new HashMap<>()).put(p, member))));
+                owners = byTopic;
+            }
+            Map<Integer, String> byPartition = owners.get(topicId);
+            return byPartition != null && byPartition.containsKey(partitionId);
+        }
+
+        @Override
+        public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
+            return true;
+        }
+
+        @Override
+        public MemberSubscription memberSubscription(String memberId) {
+            Set<Uuid> topics = partitions.keySet();
+            return new MemberSubscription() {
+                @Override
+                public Optional<String> rackId() {
+                    return Optional.empty();
+                }
+
+                @Override
+                public Optional<String> instanceId() {
+                    return Optional.empty();
+                }
+
+                @Override
+                public Set<Uuid> subscribedTopicIds() {
+                    return topics;
+                }
+            };
+        }
+
+        @Override
+        public MemberAssignment memberAssignment(String memberId) {
+            Map<Uuid, Set<Integer>> target = members.getOrDefault(memberId, Collections.emptyMap());
+            return () -> target;
+        }
+
+        @Override
+        public int numPartitions(Uuid topicId) {
+            return partitions.getOrDefault(topicId, -1);
+        }
+
+        @Override
+        public Set<String> racksForPartition(Uuid topicId, int partition) {
+            return Set.of();
+        }
+    }
+}
