@@ -5,9 +5,12 @@ import io.kscale.assignor.internals.server.ServerAssignmentBuilder;
 import io.kscale.assignor.internals.server.ServerAssignorMetrics;
 import io.kscale.assignor.internals.server.ServerAssignorState;
 import io.kscale.assignor.internals.server.TaskCountStore;
+import io.kscale.assignor.internals.server.store.SharedTaskCountStores;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
@@ -58,10 +61,13 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
     /** Answers for a store that has not started: nothing is known yet. */
     private static final TaskCountStore NOT_STARTED = new NeverLoadedTaskCountStore();
 
-    private final Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory;
+    private final BiFunction<Map<String, ?>, KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory;
+    /** Whether {@link #close()} closes the store: not one shared by the JVM's instances. */
+    private final boolean closesStore;
     private final LongSupplier nanoClock;
     private final ServerAssignorState state;
     private volatile KeyPreservingServerAssignorConfig config;
+    private volatile Map<String, ?> brokerConfigs = Map.of();
     private volatile TaskCountStore store;
     private volatile boolean closed;
     /** When starting the store last failed (of the nano clock), so that the next attempt waits the retry backoff. */
@@ -70,27 +76,33 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
 
     /** Creates the assignor; the broker does, from {@code group.consumer.assignors}. */
     public KeyPreservingServerAssignor() {
-        // TODO(issue 18): KafkaTaskCountStore::new once the durable store lands.
-        this(config -> new NeverLoadedTaskCountStore());
+        this(KeyPreservingServerAssignor::sharedStore, false, ServerAssignorState.shared(), System::nanoTime);
     }
 
     /**
-     * @param storeFactory makes the store from the settings, on the first {@link #assign} call;
-     *                     tests pass an in-memory one
+     * The seam for tests and other stores.
+     *
+     * @param storeFactory makes the store from the broker's settings and the parsed ones, on the
+     *                     first {@link #assign} call; must return at once (it runs on a group
+     *                     coordinator thread)
+     * @param closesStore  whether {@link #close()} closes that store (false for a store the JVM's
+     *                     instances share)
+     * @param state        the log and metrics: {@link ServerAssignorState#shared()}, or detached ones in tests
+     * @param nanoClock    the clock of the retry backoff, {@link System#nanoTime()} but in tests
      */
-    KeyPreservingServerAssignor(Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory) {
-        this(storeFactory, ServerAssignorState.shared(), System::nanoTime);
-    }
-
-    /**
-     * @param state     the log and metrics: {@link ServerAssignorState#shared()}, or detached ones in tests
-     * @param nanoClock the clock of the retry backoff, {@link System#nanoTime()} but in tests
-     */
-    KeyPreservingServerAssignor(Function<KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory,
-                                ServerAssignorState state, LongSupplier nanoClock) {
+    KeyPreservingServerAssignor(BiFunction<Map<String, ?>, KeyPreservingServerAssignorConfig, TaskCountStore> storeFactory,
+                                boolean closesStore, ServerAssignorState state, LongSupplier nanoClock) {
         this.storeFactory = Objects.requireNonNull(storeFactory, "storeFactory");
+        this.closesStore = closesStore;
         this.state = state;
         this.nanoClock = nanoClock;
+    }
+
+    /** The JVM's store for these settings ({@link SharedTaskCountStores}): one thread and one set of clients per broker. */
+    private static TaskCountStore sharedStore(Map<String, ?> brokerConfigs, KeyPreservingServerAssignorConfig config) {
+        return SharedTaskCountStores.forSettings(brokerConfigs, config.storeTopic(), config.replicationFactor(),
+                String.join(",", config.bootstrapServers()), config.clientOverrides(), config.classicLayoutTopic(),
+                config.retryBackoff());
     }
 
     @Override
@@ -107,6 +119,7 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
     @Override
     public void configure(Map<String, ?> configs) {
         this.config = new KeyPreservingServerAssignorConfig(configs);
+        this.brokerConfigs = Collections.unmodifiableMap(new HashMap<>(configs));
         log.debug("Configured {}: {}", NAME, config);
     }
 
@@ -140,7 +153,7 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
                 return NOT_STARTED;
             }
             try {
-                store = Objects.requireNonNull(storeFactory.apply(settings), "the store factory returned null");
+                store = Objects.requireNonNull(storeFactory.apply(brokerConfigs, settings), "the store factory returned null");
                 log.info("{} started its task count store: {}", NAME, settings);
                 return store;
             } catch (RuntimeException e) {
@@ -154,7 +167,10 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
         }
     }
 
-    /** Stops the store's thread and clients, if they started. Idempotent. */
+    /**
+     * Stops using the store; closes it if this assignor owns it. The default store is shared by
+     * every instance in the JVM and stays open (Kafka 4.4 closes no assignor anyway). Idempotent.
+     */
     @Override
     public void close() {
         TaskCountStore toClose;
@@ -163,7 +179,7 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
             toClose = store;
             store = NOT_STARTED;
         }
-        if (toClose != null) {
+        if (toClose != null && toClose != NOT_STARTED && closesStore) {
             try {
                 toClose.close();
             } catch (RuntimeException e) {

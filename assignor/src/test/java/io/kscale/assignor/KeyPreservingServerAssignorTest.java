@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.kscale.assignor.internals.server.InMemoryTaskCountStore;
+import io.kscale.assignor.internals.server.NeverLoadedTaskCountStore;
 import io.kscale.assignor.internals.server.ServerAssignorState;
 import io.kscale.assignor.internals.server.ServerChecks;
 import io.kscale.assignor.internals.server.TestGroup;
@@ -24,10 +25,10 @@ class KeyPreservingServerAssignorTest {
     private final InMemoryTaskCountStore store = new InMemoryTaskCountStore();
 
     private KeyPreservingServerAssignor assignor() {
-        return new KeyPreservingServerAssignor(config -> {
+        return new KeyPreservingServerAssignor((brokerConfigs, config) -> {
             made.add(config);
             return store;
-        }, ServerAssignorState.detached(), System::nanoTime);
+        }, true, ServerAssignorState.detached(), System::nanoTime);
     }
 
     @Test
@@ -60,8 +61,9 @@ class KeyPreservingServerAssignorTest {
     }
 
     @Test
-    void shouldHoldEveryTopicWithThePlaceholderStoreAndCountItInJmx() throws Exception {
-        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor();
+    void shouldHoldEveryTopicWhileTheStoreKnowsNothingAndCountItInJmx() throws Exception {
+        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor(
+                (brokerConfigs, config) -> new NeverLoadedTaskCountStore(), false, ServerAssignorState.shared(), System::nanoTime);
         assignor.configure(Map.of());
         TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
         assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();
@@ -88,12 +90,12 @@ class KeyPreservingServerAssignorTest {
     void shouldRetryAStoreThatFailedToStartAfterTheBackoff() {
         int[] attempts = {0};
         long[] now = {0};
-        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor(config -> {
+        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor((brokerConfigs, config) -> {
             if (attempts[0]++ == 0) {
                 throw new IllegalStateException("no listener");
             }
             return store;
-        }, ServerAssignorState.detached(), () -> now[0]);
+        }, true, ServerAssignorState.detached(), () -> now[0]);
         assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_RETRY_BACKOFF_MS_CONFIG, "100"));
         TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
         assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isEmpty();

@@ -3,11 +3,12 @@ package io.kscale.assignor.internals.server;
 import org.apache.kafka.common.Uuid;
 
 /**
- * A placeholder store that never loads: every lookup answers {@link TaskCount#notYetKnown()}, so
- * the assignor holds every topic (members keep their current partitions, nothing new is
- * assigned). Safe, never useful: it stands in for the durable store until that lands.
+ * A store that never loads: every lookup answers {@link TaskCount#notYetKnown()}, so the assignor
+ * holds every topic (members keep their current partitions, nothing new is assigned). What the
+ * assignor uses while its real store has not started (or failed to start), and after
+ * {@code close()}.
  */
-// TODO(issue 18): replace with KafkaTaskCountStore as the default of KeyPreservingServerAssignor.
+// Used while the store has not started (or failed to start) and after close().
 public final class NeverLoadedTaskCountStore implements TaskCountStore {
 
     /** Creates the placeholder. */
