@@ -18,7 +18,7 @@ import org.apache.kafka.common.config.ConfigException;
  * which the broker hands to the assignor's {@code configure()} together with all its own.
  *
  * <p>Every setting has a default that works on a PLAINTEXT cluster: the store of task counts is
- * the compacted topic {@value #STORE_TOPIC_DEFAULT}, reached through this broker's inter-broker
+ * the topic {@value #STORE_TOPIC_DEFAULT}, reached through this broker's inter-broker
  * listener. On a secured cluster, the store's clients take their security settings from keys
  * with the prefix {@value #STORE_CLIENT_PREFIX}, the prefix stripped: for instance
  * {@code kscale.server.assignor.store.client.security.protocol=SASL_SSL} and
@@ -39,12 +39,13 @@ public final class KeyPreservingServerAssignorConfig {
     /** Keys with this prefix, the prefix stripped, are settings of the store's clients. */
     public static final String STORE_CLIENT_PREFIX = "kscale.server.assignor.store.client.";
 
-    /** The compacted topic that holds each topic id's task count. */
+    /** The topic that holds each topic id's task count. */
     public static final String STORE_TOPIC_CONFIG = "kscale.server.assignor.store.topic";
     public static final String STORE_TOPIC_DEFAULT = "kscale-task-counts";
-    private static final String STORE_TOPIC_DOC = "Name of the compacted topic that holds the task count T of every "
-            + "topic id the assignor has placed, one record per topic id, shared by every group on the cluster. "
-            + "Created by the assignor on first use. Set it alike on every broker.";
+    private static final String STORE_TOPIC_DOC = "Name of the topic that holds the task count T of every topic id "
+            + "the assignor has placed, shared by every group on the cluster: an append-only log (not compacted: the "
+            + "first record of a topic id is its T forever). Created by the assignor on first use. Set it alike on "
+            + "every broker, and never delete it.";
 
     /** Replication factor of the store topic when the assignor creates it. */
     public static final String STORE_REPLICATION_FACTOR_CONFIG = "kscale.server.assignor.store.replication.factor";
