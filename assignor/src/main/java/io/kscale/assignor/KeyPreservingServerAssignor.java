@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What differs from the client side:
  * <ul>
- *   <li>T is kept per topic id, in a compacted topic on the cluster, and shared by every group
+ *   <li>T is kept per topic id, in a topic on the cluster, and shared by every group
  *       that uses this assignor on that topic: the broker-side API names no group. A group that
  *       starts reading a topic after it was expanded inherits the T first recorded for it.</li>
  *   <li>T never changes once recorded (expansion policy KEEP).</li>
