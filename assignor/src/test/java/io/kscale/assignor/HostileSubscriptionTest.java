@@ -99,6 +99,25 @@ class HostileSubscriptionTest {
         assertThat(leader.metrics().value("invalid-subscription-entries-total")).isEqualTo(2.0);
     }
 
+    /** The leader checks each distinct topic list once; every member that sent an illegal name still counts it. */
+    @Test
+    void shouldCountTheIllegalTopicNameOfEveryMemberThatSendsTheSameList() {
+        Cluster metadata = cluster();
+        Map<String, Subscription> subscriptions = new TreeMap<>();
+        subscriptions.put("a", new Subscription(Arrays.asList(ORDERS, "bad name"), null));
+        subscriptions.put("b", new Subscription(Arrays.asList(ORDERS, "bad name"), null));
+        subscriptions.put("c", new Subscription(List.of(ORDERS), null));
+        KeyPreservingAssignor leader = leader("same-list");
+
+        Map<String, Assignment> assignments = leader.assign(metadata, new GroupSubscription(subscriptions)).groupAssignment();
+
+        checkValid(metadata, subscriptions, assignments);
+        checkComplete(metadata, subscriptions, assignments);
+        assertThat(assignments.get("a").partitions()).hasSize(2);
+        assertThat(assignments.get("b").partitions()).hasSize(2);
+        assertThat(leader.metrics().value("invalid-subscription-entries-total")).isEqualTo(2.0);
+    }
+
     /** Kafka's deserializer never makes them, but the interface allows them: null lists count as empty. */
     @Test
     void shouldTakeNullListsOfTopicsAndOwnedPartitionsAsEmpty() {

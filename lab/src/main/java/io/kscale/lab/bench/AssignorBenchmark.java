@@ -37,9 +37,12 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Cost of one leader-side {@link ConsumerPartitionAssignor#assign(Cluster, GroupSubscription)}:
- * kscale's {@link KeyPreservingAssignor} beside Kafka's {@link CooperativeStickyAssignor}, in the
- * steady case: the group is already balanced and one member rejoins, so every member reports the
- * partitions it owns and the userData its own assignor instance would send.
+ * kscale's {@link KeyPreservingAssignor} beside Kafka's {@link CooperativeStickyAssignor}, in one
+ * of three rebalances ({@code scenario}): {@code fresh}, a new group whose members own nothing and
+ * send the userData of a new assignor instance; {@code steady}, the group is already balanced and
+ * one member rejoins, so every member reports the partitions it owns and the userData its own
+ * assignor instance would send; {@code member-leaves}, the balanced group without its first member
+ * (by id) that owns partitions, whose partitions go to the others.
  *
  * <p>The input is built once per trial. {@code size} is {@code <partitions>x<members>}: the
  * partitions are spread over √partitions topics of √partitions partitions each (1,000 topics of
@@ -48,10 +51,13 @@ import org.openjdk.jmh.annotations.Warmup;
  * initial {@code assign()} with no prior ownership (generation 1), hands each member its
  * assignment through {@code onAssignment} on a member-side assignor instance of its own, takes
  * that instance's {@code subscriptionUserData}, and builds the measured {@link GroupSubscription}
- * with owned partitions, userData and generation 1. It then runs the measured call once and fails
+ * with owned partitions, userData and generation 1 (the steady group; {@code fresh} measures the
+ * joining subscriptions instead, {@code member-leaves} the steady ones less one member). It then
+ * runs the measured call once and fails
  * the trial unless every partition is assigned exactly once, so a broken setup cannot produce a
- * score; it prints to stderr the userData bytes per member (average, max) and how many partitions
- * changed member (0 in the steady case). kscale is configured with
+ * score; it prints to stderr the steady userData bytes per member (average, max) and how many
+ * partitions went to a member that did not hold them after the initial assignment (0 when
+ * nothing moves). kscale is configured with
  * {@code group.id=bench, client.id=bench, kscale.assignor.layout.store.enabled=false}.
  *
  * <p>Note on kscale's shape: by default topics with the same partition count are co-partitioned,
@@ -63,9 +69,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Run from the repository root; the 1M size needs a large heap (kept in the forked JVM with
  * {@code -jvmArgs}) and takes several minutes per assignor:
  * <pre>{@code
- * mvn -B -q install -DskipTests -pl assignor
- * mvn -B -q package -DskipTests -pl lab
- * java -cp lab/target/kscale-lab.jar org.openjdk.jmh.Main AssignorBenchmark -p size=10000x1000
+ * mvn -B -q package -DskipTests -pl lab -am
+ * java -cp lab/target/kscale-lab.jar org.openjdk.jmh.Main AssignorBenchmark -p size=10000x1000 -p scenario=fresh
  * java -cp lab/target/kscale-lab.jar org.openjdk.jmh.Main AssignorBenchmark -p size=1000000x2000 \
  *     -jvmArgs "-Xmx8g -Dorg.slf4j.simpleLogger.log.io.kscale=warn"
  * }</pre>
@@ -93,6 +98,14 @@ public class AssignorBenchmark {
     /** {@code <partitions>x<members>}; partitions must be a square (√P topics of √P partitions). */
     @Param({"10000x1000", "1000000x2000"})
     public String size;
+
+    /**
+     * The rebalance measured: {@code steady} (the balanced group rejoins, nothing moves),
+     * {@code fresh} (every member joins with no prior ownership: the group's first assignment) or
+     * {@code member-leaves} (the balanced group less its first member that owns partitions).
+     */
+    @Param({"fresh", "member-leaves", "steady"})
+    public String scenario;
 
     /** kscale's {@code kscale.assignor.co.partitioning}; {@code none} places every topic's tasks on their own. */
     @Param({"by-task-count"})
@@ -147,14 +160,14 @@ public class AssignorBenchmark {
             steady.put(memberId, new Subscription(topics, userData, assignment.partitions(), GENERATION,
                     Optional.empty()));
         }
-        rejoin = new GroupSubscription(steady);
+        rejoin = measuredSubscription(joining, steady, initial, memberIds);
 
         start = System.nanoTime();
         GroupAssignment measured = leader.assign(cluster, rejoin);
-        long steadyMillis = (System.nanoTime() - start) / 1_000_000;
-        check(measured, partitions, "steady");
+        long measuredMillis = (System.nanoTime() - start) / 1_000_000;
+        check(measured, partitions, scenario);
         int moved = 0;
-        for (String memberId : memberIds) {
+        for (String memberId : rejoin.groupSubscription().keySet()) {
             Set<TopicPartition> before = new HashSet<>(initial.groupAssignment().get(memberId).partitions());
             for (TopicPartition partition : measured.groupAssignment().get(memberId).partitions()) {
                 if (!before.contains(partition)) {
@@ -163,16 +176,36 @@ public class AssignorBenchmark {
             }
         }
         int busy = (int) measured.groupAssignment().values().stream().filter(a -> !a.partitions().isEmpty()).count();
-        System.err.printf("%n[AssignorBenchmark] assignor=%s size=%s: %d topics x %d partitions, %d members "
-                        + "(%d with partitions); subscription userData bytes per member: avg %.1f, max %d; "
-                        + "partitions that changed member in the steady rebalance: %d; setup: initial assign %d ms, "
-                        + "first steady assign %d ms%n",
-                assignor, size, topics.size(), perTopic, members, busy, (double) userDataTotal / members,
-                userDataMax, moved, initialMillis, steadyMillis);
+        System.err.printf("%n[AssignorBenchmark] assignor=%s size=%s scenario=%s: %d topics x %d partitions, %d "
+                        + "members measured (%d with partitions); steady userData bytes per member: avg %.1f, max %d; "
+                        + "partitions given to a member that did not have them after the initial assignment: %d; "
+                        + "setup: initial assign %d ms, first measured assign %d ms%n",
+                assignor, size, scenario, topics.size(), perTopic, rejoin.groupSubscription().size(), busy,
+                (double) userDataTotal / members, userDataMax, moved, initialMillis, measuredMillis);
+    }
+
+    /** The subscription of the scenario measured, from the joining and the steady (balanced) subscriptions. */
+    private GroupSubscription measuredSubscription(Map<String, Subscription> joining, Map<String, Subscription> steady,
+                                                   GroupAssignment initial, List<String> memberIds) {
+        switch (scenario) {
+            case "fresh":
+                return new GroupSubscription(joining);
+            case "steady":
+                return new GroupSubscription(steady);
+            case "member-leaves":
+                Map<String, Subscription> remaining = new HashMap<>(steady);
+                String leaving = memberIds.stream()
+                        .filter(m -> !initial.groupAssignment().get(m).partitions().isEmpty())
+                        .findFirst().orElseThrow();
+                remaining.remove(leaving);
+                return new GroupSubscription(remaining);
+            default:
+                throw new IllegalArgumentException("scenario must be fresh, member-leaves or steady, was " + scenario);
+        }
     }
 
     /**
-     * One rebalance of the balanced group.
+     * One rebalance of the scenario's group.
      *
      * @return the assignment
      */

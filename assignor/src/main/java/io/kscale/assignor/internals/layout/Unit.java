@@ -21,13 +21,20 @@ public final class Unit {
     private final int taskCount;
     private final int task;
     private final List<TopicLayout> topics;
+    /** The names of {@link #topics}: one list shared by every unit of the co-partitioned group. */
+    private final List<String> topicNames;
     private final long weight;
 
-    Unit(String id, int taskCount, int task, List<TopicLayout> topics) {
+    /**
+     * @param topics the co-partitioned topics, in name order
+     * @param topicNames their names, in the same order (unmodifiable; shared by the group's units)
+     */
+    Unit(String id, int taskCount, int task, List<TopicLayout> topics, List<String> topicNames) {
         this.id = id;
         this.taskCount = taskCount;
         this.task = task;
         this.topics = topics;
+        this.topicNames = topicNames;
         long sum = 0;
         for (TopicLayout topic : topics) {
             sum += topic.partitionCountOf(task);
@@ -59,7 +66,7 @@ public final class Unit {
 
     /** @return the co-partitioned topics, in name order; a topic may hold no partition of this task yet */
     public List<String> topics() {
-        return topics.stream().map(TopicLayout::topic).collect(Collectors.toUnmodifiableList());
+        return topicNames;
     }
 
     /**

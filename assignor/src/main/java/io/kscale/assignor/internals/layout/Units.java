@@ -12,6 +12,7 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * The units of assignment of a set of topics (a group's subscription): with
@@ -91,12 +92,13 @@ public final class Units {
         Map<String, Unit[]> index = new HashMap<>();
         groups.forEach((taskCount, sameT) -> sameT.values().forEach(group -> {
             List<TopicLayout> members = List.copyOf(group);
+            List<String> names = members.stream().map(TopicLayout::topic).collect(Collectors.toUnmodifiableList());
             int maxPartitions = members.stream().mapToInt(TopicLayout::partitionCount).max().orElse(0);
             String prefix = coPartitioning == CoPartitioning.NONE ? members.get(0).topic() + ":" : "";
             // Tasks at or beyond every topic's partition count hold nothing: skip them.
             Unit[] byTask = new Unit[Math.min(taskCount, maxPartitions)];
             for (int task = 0; task < byTask.length; task++) {
-                byTask[task] = new Unit(prefix + taskCount + ":" + task, taskCount, task, members);
+                byTask[task] = new Unit(prefix + taskCount + ":" + task, taskCount, task, members, names);
                 units.add(byTask[task]);
             }
             members.forEach(member -> index.put(member.topic(), byTask));

@@ -507,6 +507,9 @@ public final class LeaderAssignment {
      */
     private Optional<String> priorOwner(Unit unit, Set<String> members, PartitionOwners owners, boolean cooperative) {
         if (!cooperative) {
+            if (reportedOwners().isEmpty()) {
+                return Optional.empty(); // a new group: no member reported a task
+            }
             for (String topic : unit.topics()) {
                 if (recreated.contains(topic)) {
                     continue;
@@ -565,10 +568,12 @@ public final class LeaderAssignment {
             movedTasks++;
         }
         boolean[] ownedElsewhere = {false};
-        unit.forEachPartition((topic, partition) -> {
-            String owner = owners.owner(topic, partition);
-            ownedElsewhere[0] |= owner != null && !owner.equals(member);
-        });
+        if (!owners.isEmpty()) {
+            unit.forEachPartition((topic, partition) -> {
+                String owner = owners.owner(topic, partition);
+                ownedElsewhere[0] |= owner != null && !owner.equals(member);
+            });
+        }
         ArrayList<TopicPartition> target = assigned.get(member);
         target.ensureCapacity(target.size() + (int) unit.weight());
         unit.forEachPartition((topic, partition) -> {

@@ -2,9 +2,7 @@ package io.kscale.assignor.internals.placement;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NavigableSet;
 import java.util.TreeSet;
 
@@ -35,7 +33,7 @@ public final class Pool {
     private final boolean[] pinned;
     private final int[] pinnedCount;
     private final List<NavigableSet<Integer>> held;
-    private final Map<Long, Integer> groupCounts = new HashMap<>();
+    private final GroupCounts groupCounts;
 
     Pool(Model model, CaughtUpClients caught, int[] tasks, long[] baseLoad) {
         this.model = model;
@@ -52,13 +50,14 @@ public final class Pool {
         for (int c = 0; c < model.clientCount(); c++) {
             held.add(new TreeSet<>());
         }
+        this.groupCounts = new GroupCounts(model.groupCount, model.clientCount());
     }
 
     void place(int task, int client) {
         owner[task] = client;
         load[client] += model.weight[task];
         held.get(client).add(task);
-        groupCounts.merge(groupKey(model.group[task], client), 1, Integer::sum);
+        groupCounts.add(model.group[task], client, 1);
     }
 
     /** Keeps a placed task where it is for this pass: balancing does not move it. */
@@ -87,7 +86,7 @@ public final class Pool {
         int from = owner[task];
         load[from] -= model.weight[task];
         held.get(from).remove(task);
-        groupCounts.merge(groupKey(model.group[task], from), -1, Integer::sum);
+        groupCounts.add(model.group[task], from, -1);
         place(task, to);
     }
 
@@ -97,7 +96,7 @@ public final class Pool {
     }
 
     int groupCount(int group, int client) {
-        return groupCounts.getOrDefault(groupKey(group, client), 0);
+        return groupCounts.count(group, client);
     }
 
     /** @return the comparison of the two clients' load per capacity */
@@ -124,9 +123,5 @@ public final class Pool {
             }
         }
         return Arrays.copyOf(clients, n);
-    }
-
-    private long groupKey(int group, int client) {
-        return (long) group * model.clientCount() + client;
     }
 }
