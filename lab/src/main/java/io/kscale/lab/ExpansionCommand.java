@@ -1,6 +1,8 @@
 package io.kscale.lab;
 
+import io.kscale.lab.cluster.ClusterSpec;
 import io.kscale.lab.cluster.KafkaCluster;
+import io.kscale.lab.cluster.ServerAssignorPlugin;
 import io.kscale.lab.expansion.ExpansionPeer;
 import io.kscale.lab.expansion.ExpansionReport;
 import io.kscale.lab.expansion.ExpansionRun;
@@ -15,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,7 +45,13 @@ import picocli.CommandLine.Spec;
             "during the second; each member commits its per-key counts with its offsets,",
             "and the run reports split keys, wrong counts and lost records.",
             "",
+            "With --group-protocol consumer, runs the broker-side assignors instead:",
+            "kscale's KeyPreservingServerAssignor, Kafka's uniform and range, with",
+            "consumers on group.protocol=consumer and group.remote.assignor; the brokers",
+            "the lab starts load kscale's assignor jar and offer all three.",
+            "",
             "Example: kscale-lab expansion --partitions 4,8,16,32 --keys 500",
+            "         kscale-lab expansion --group-protocol consumer",
             "         kscale-lab expansion --faults --rate 500 --records-per-step 2000"
         })
 final class ExpansionCommand implements Callable<Integer> {
@@ -53,10 +62,17 @@ final class ExpansionCommand implements Callable<Integer> {
     @Mixin
     private TargetClusterOptions target;
 
+    @Option(names = "--group-protocol", paramLabel = "classic|consumer",
+            description = "The consumers' group.protocol, which picks the default --peers: classic (the default)"
+                    + " runs kscale, kscale-no-barrier, cooperative-sticky and range in the consumers; consumer"
+                    + " (KIP-848) runs server-kscale, server-uniform and server-range in the brokers, which the lab"
+                    + " then starts with kscale's assignor jar and group.consumer.assignors listing all three.")
+    private String groupProtocol;
+
     @Option(names = "--peers", split = ",", paramLabel = "NAME",
-            defaultValue = "kscale,kscale-no-barrier,cooperative-sticky,range",
             description = "Which assignors to run, in order: kscale (with ExpansionBarrier), kscale-no-barrier,"
-                    + " cooperative-sticky, range (default: ${DEFAULT-VALUE}).")
+                    + " cooperative-sticky, range (classic protocol); server-kscale, server-uniform, server-range"
+                    + " (consumer protocol, assigned by the broker). Default: every peer of --group-protocol.")
     private List<String> peers;
 
     @Option(names = "--partitions", split = ",", paramLabel = "N", defaultValue = "4,8,16",
@@ -98,7 +114,8 @@ final class ExpansionCommand implements Callable<Integer> {
             return runWithFaults(out, settings);
         }
         ExpansionScenario scenario = new ExpansionScenario(settings);
-        TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings), scenario::runOn);
+        TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings),
+                spec -> brokers(spec, settings), scenario::runOn);
         List<ExpansionRun> runs = outcome.result;
         return TargetClusterOptions.printResults(out, ExpansionReport.table(runs),
                 ExpansionReport.writeHtml(runs, outcome.setup, reportDir));
@@ -127,8 +144,45 @@ final class ExpansionCommand implements Callable<Integer> {
 
     /** The parsed options as scenario settings; throws {@link IllegalArgumentException} for bad values. */
     ExpansionSettings settings() {
-        return new ExpansionSettings(peers.stream().map(ExpansionPeer::fromCliName).collect(Collectors.toList()),
-                partitions, members, keys, rate, recordsPerStep);
+        GroupProtocol protocol = groupProtocol == null ? null : groupProtocol(groupProtocol);
+        List<ExpansionPeer> chosen = peers == null ? ExpansionPeer.of(protocol == null ? GroupProtocol.CLASSIC : protocol)
+                : peers.stream().map(ExpansionPeer::fromCliName).collect(Collectors.toList());
+        for (ExpansionPeer peer : chosen) {
+            if (protocol != null && peer.protocol() != protocol) {
+                throw new IllegalArgumentException("--peers " + peer.cliName() + " runs on the "
+                        + peer.protocol().name().toLowerCase(Locale.ROOT) + " protocol, not --group-protocol "
+                        + groupProtocol + "; choose from " + ExpansionPeer.of(protocol).stream()
+                        .map(ExpansionPeer::cliName).collect(Collectors.joining(", ")));
+            }
+            if (peer == ExpansionPeer.SERVER_KSCALE && !ServerAssignorPlugin.isAvailable()) {
+                throw new IllegalArgumentException("server-kscale needs " + ServerAssignorPlugin.SERVER_ASSIGNOR_CLASS
+                        + ", which this build of the assignor module does not have; run server-uniform,server-range");
+            }
+        }
+        return new ExpansionSettings(chosen, partitions, members, keys, rate, recordsPerStep);
+    }
+
+    private static GroupProtocol groupProtocol(String name) {
+        for (GroupProtocol protocol : GroupProtocol.values()) {
+            if (protocol.name().equalsIgnoreCase(name.trim())) {
+                return protocol;
+            }
+        }
+        throw new IllegalArgumentException("--group-protocol must be classic or consumer, got '" + name + "'");
+    }
+
+    /**
+     * The brokers the lab starts: for broker-side peers, kscale's assignor jar and
+     * group.consumer.assignors ({@link ServerAssignorPlugin}), and heartbeats every 500 ms instead of
+     * 5 s, since a member of the consumer protocol learns of each new assignment at a heartbeat and
+     * the scenario waits for several.
+     */
+    static ClusterSpec.Builder brokers(ClusterSpec.Builder spec, ExpansionSettings settings) {
+        if (!settings.needsServerAssignors()) {
+            return spec;
+        }
+        return ServerAssignorPlugin.addTo(spec, Path.of("target", "kscale-plugins"))
+                .brokerProperties(ServerAssignorPlugin.FAST_HEARTBEATS);
     }
 
     private static String describe(ExpansionSettings s) {

@@ -3,6 +3,8 @@ package io.kscale.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.kscale.lab.cluster.ClusterSpec;
+import io.kscale.lab.cluster.ServerAssignorPlugin;
 import io.kscale.lab.expansion.ExpansionPeer;
 import io.kscale.lab.expansion.ExpansionSettings;
 import java.io.PrintWriter;
@@ -23,7 +25,7 @@ class ExpansionCommandTest {
 
         assertThat(status).isZero();
         assertThat(out.toString()).contains("Usage: kscale-lab expansion").contains("--help")
-                .contains("--peers", "--partitions", "--members", "--keys", "--rate", "--records-per-step",
+                .contains("--group-protocol", "--peers", "--partitions", "--members", "--keys", "--rate", "--records-per-step",
                         "--report-dir", "--bootstrap-server", "--brokers", "--faults");
         CommandLine expansion = lab.getSubcommands().get("expansion");
         expansion.getCommandSpec().options().forEach(option ->
@@ -67,6 +69,68 @@ class ExpansionCommandTest {
         assertThat(ExpansionPeer.fromCliName(" Cooperative-Sticky ")).isEqualTo(ExpansionPeer.COOPERATIVE_STICKY);
         assertThatThrownBy(() -> ExpansionPeer.fromCliName("sticky"))
                 .hasMessageContaining("'sticky'").hasMessageContaining("kscale, kscale-no-barrier, cooperative-sticky, range");
+    }
+
+    @Test
+    void shouldRunTheBrokerSidePeersOnBrokersThatOfferThem() {
+        ExpansionCommand command = new ExpansionCommand();
+        new CommandLine(command).parseArgs("--group-protocol", "Consumer", "--peers", "server-uniform,server-range");
+
+        ExpansionSettings settings = command.settings();
+        ClusterSpec brokers = ExpansionCommand.brokers(ClusterSpec.builder(), settings).build();
+
+        assertThat(settings.peers()).containsExactly(ExpansionPeer.SERVER_UNIFORM, ExpansionPeer.SERVER_RANGE);
+        assertThat(settings.peers()).allSatisfy(peer -> assertThat(peer.consumerSettings())
+                .containsEntry("group.protocol", "consumer").containsKey("group.remote.assignor")
+                .doesNotContainKey("partition.assignment.strategy"));
+        assertThat(brokers.pluginJars()).hasSize(1);
+        assertThat(brokers.brokerProperties())
+                .containsEntry(ServerAssignorPlugin.ASSIGNORS_CONFIG, ServerAssignorPlugin.assignorsSetting())
+                .containsAllEntriesOf(ServerAssignorPlugin.FAST_HEARTBEATS);
+    }
+
+    @Test
+    void shouldStartPlainBrokersForTheClassicPeers() {
+        ExpansionCommand command = new ExpansionCommand();
+        new CommandLine(command).parseArgs("--group-protocol", "classic");
+
+        ClusterSpec brokers = ExpansionCommand.brokers(ClusterSpec.builder(), command.settings()).build();
+
+        assertThat(command.settings().peers()).isEqualTo(ExpansionSettings.defaults().peers());
+        assertThat(brokers.pluginJars()).isEmpty();
+        assertThat(brokers.brokerProperties()).isEmpty();
+    }
+
+    @Test
+    void shouldDefaultToEveryBrokerSidePeerUnderTheConsumerProtocol() {
+        ExpansionCommand command = new ExpansionCommand();
+        new CommandLine(command).parseArgs("--group-protocol", "consumer");
+
+        if (ServerAssignorPlugin.isAvailable()) {
+            assertThat(command.settings().peers()).containsExactly(ExpansionPeer.SERVER_KSCALE,
+                    ExpansionPeer.SERVER_UNIFORM, ExpansionPeer.SERVER_RANGE);
+        } else {
+            assertThatThrownBy(command::settings).hasMessageContaining(ServerAssignorPlugin.SERVER_ASSIGNOR_CLASS)
+                    .hasMessageContaining("server-uniform,server-range");
+        }
+    }
+
+    @Test
+    void shouldRejectAPeerOfTheOtherProtocol() {
+        ExpansionCommand command = new ExpansionCommand();
+        new CommandLine(command).parseArgs("--group-protocol", "consumer", "--peers", "server-uniform,kscale");
+
+        assertThatThrownBy(command::settings).hasMessageContaining("--peers kscale runs on the classic protocol")
+                .hasMessageContaining("server-kscale, server-uniform, server-range");
+    }
+
+    @Test
+    void shouldRejectAnUnknownGroupProtocol() {
+        ExpansionCommand command = new ExpansionCommand();
+        new CommandLine(command).parseArgs("--group-protocol", "streams");
+
+        assertThatThrownBy(command::settings).hasMessageContaining("--group-protocol must be classic or consumer")
+                .hasMessageContaining("'streams'");
     }
 
     @Test

@@ -17,10 +17,10 @@ final class CountingGroup implements AutoCloseable {
     private final String topic;
     private final String groupId;
     private final Map<String, Object> consumerProperties;
-    private final KeyOrder order = new KeyOrder();
+    private final KeyOrder order;
     private final List<CountingMember> members = new ArrayList<>();
     private final List<CountingMember> departed = new ArrayList<>();
-    private final Map<String, Set<Long>> received = new ConcurrentHashMap<>();
+    private final Map<String, Set<Long>> received;
     private int nextId;
 
     /**
@@ -28,10 +28,38 @@ final class CountingGroup implements AutoCloseable {
      *     (for example a declared task count)
      */
     CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties) {
+        this(peer, topic, groupId, consumerProperties, new KeyOrder(), new ConcurrentHashMap<>(), 0);
+    }
+
+    private CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties,
+                          KeyOrder order, Map<String, Set<Long>> received, int nextId) {
         this.peer = peer;
         this.topic = topic;
         this.groupId = groupId;
         this.consumerProperties = consumerProperties;
+        this.order = order;
+        this.received = received;
+        this.nextId = nextId;
+    }
+
+    /**
+     * The group's next generation, once every member of this one has left: the same group id,
+     * new members that count from zero (their state starts empty, as a restarted application's
+     * would without a changelog), and the same record of what any generation received.
+     */
+    CountingGroup nextGeneration() {
+        if (!members.isEmpty()) {
+            throw new IllegalStateException("members " + ownership().keySet() + " are still in the group");
+        }
+        return new CountingGroup(peer, topic, groupId, consumerProperties, order, received, nextId);
+    }
+
+    /** Every member leaves, all at once, as when a whole application stops. */
+    void removeAllMembers() {
+        members.forEach(CountingMember::stop);
+        members.forEach(CountingMember::close);
+        departed.addAll(members);
+        members.clear();
     }
 
     void addMember() {
