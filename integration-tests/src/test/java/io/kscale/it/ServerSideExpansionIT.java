@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * <p>The cases: a keyed load while the topic grows 4 -> 8 -> 16 (then a member joins and one
  * leaves, and a new group reads the whole topic: {@link ExpansionScenario}); and the growth
  * 4 -> 8 followed by the whole group leaving and coming back, every broker restarting, or the
- * topic being deleted and re-created, then a growth that only a kept task count survives
+ * topic being deleted and re-created, or the group moving from kscale's classic assignor to the
+ * consumer protocol, then a growth that only a kept task count survives
  * ({@link InterruptedExpansionScenario}, whose comment says why {@code uniform} must split there).
  *
  * <p>Until the broker-side assignor is in the assignor module (issue 18), the kscale cases are
@@ -107,6 +108,12 @@ class ServerSideExpansionIT {
         assertSurvives(peer, Interruption.TOPIC_RECREATED, cluster);
     }
 
+    @ParameterizedTest
+    @EnumSource(names = {"SERVER_KSCALE", "SERVER_UNIFORM"})
+    void shouldKeepTheTaskCountWhenTheGroupMovesFromTheClassicProtocol(ExpansionPeer peer, KafkaCluster cluster) {
+        assertSurvives(peer, Interruption.MIGRATION, cluster);
+    }
+
     private static void assertSurvives(ExpansionPeer peer, Interruption interruption, KafkaCluster cluster) {
         assumeAssignorAvailable(peer);
 
@@ -115,14 +122,14 @@ class ServerSideExpansionIT {
 
         assertThat(run.missing()).as("records lost").isZero();
         assertThat(run.ownershipProblems()).as("partitions owned twice").isEmpty();
-        assertKeys(peer, run.before(), "the growth 4 -> 8 before the " + interruption.label());
+        assertKeys(run.peerBefore(), run.before(), "the growth 4 -> 8 before the " + interruption.label());
         assertKeys(peer, run.after(), "the growth after the " + interruption.label());
     }
 
-    /** kscale: no key split, every count exact; the control: keys split and counts wrong. */
+    /** kscale (either side): no key split, every count exact; the control: keys split and counts wrong. */
     private static void assertKeys(ExpansionPeer peer, KeyOutcome keys, String when) {
         assertThat(keys.keys()).as("keys written during %s", when).isEqualTo(SETTINGS.keys());
-        if (peer == ExpansionPeer.SERVER_KSCALE) {
+        if (peer == ExpansionPeer.SERVER_KSCALE || peer == ExpansionPeer.KSCALE) {
             assertThat(keys.splitKeys()).as("keys counted by more than one member during %s", when).isZero();
             assertThat(keys.wrongCounts()).as("keys whose final count is wrong after %s", when).isZero();
         } else {

@@ -48,10 +48,15 @@ final class CountingGroup implements AutoCloseable {
      * would without a changelog), and the same record of what any generation received.
      */
     CountingGroup nextGeneration() {
+        return nextGeneration(peer);
+    }
+
+    /** As {@link #nextGeneration()}, with members that use another assignor (and maybe protocol). */
+    CountingGroup nextGeneration(ExpansionPeer nextPeer) {
         if (!members.isEmpty()) {
             throw new IllegalStateException("members " + ownership().keySet() + " are still in the group");
         }
-        return new CountingGroup(peer, topic, groupId, consumerProperties, order, received, nextId);
+        return new CountingGroup(nextPeer, topic, groupId, consumerProperties, order, received, nextId);
     }
 
     /** Every member leaves, all at once, as when a whole application stops. */

@@ -6,6 +6,7 @@ import java.util.List;
 public final class InterruptedExpansionRun {
 
     private final ExpansionPeer peer;
+    private final ExpansionPeer peerBefore;
     private final Interruption interruption;
     private final String path;
     private final KeyOutcome before;
@@ -14,9 +15,10 @@ public final class InterruptedExpansionRun {
     private final long missing;
     private final List<String> ownershipProblems;
 
-    InterruptedExpansionRun(ExpansionPeer peer, Interruption interruption, String path, KeyOutcome before,
+    InterruptedExpansionRun(ExpansionPeer peer, ExpansionPeer peerBefore, Interruption interruption, String path, KeyOutcome before,
                             KeyOutcome after, long sent, long missing, List<String> ownershipProblems) {
         this.peer = peer;
+        this.peerBefore = peerBefore;
         this.interruption = interruption;
         this.path = path;
         this.before = before;
@@ -28,6 +30,11 @@ public final class InterruptedExpansionRun {
 
     public ExpansionPeer peer() {
         return peer;
+    }
+
+    /** @return the assignor of the growth before the interruption: {@link #peer()}, or the classic one migrated from */
+    public ExpansionPeer peerBefore() {
+        return peerBefore;
     }
 
     public Interruption interruption() {

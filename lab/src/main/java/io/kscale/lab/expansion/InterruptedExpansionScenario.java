@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * For {@link Interruption#TOPIC_RECREATED} the new topic has 5 partitions and grows to 10: the new
  * topic's T is 5, so no key moves; an assignor that kept the deleted topic's T (4) by name moves
- * keys at 10.
+ * keys at 10. For {@link Interruption#MIGRATION} the growth before runs with kscale's classic
+ * assignor and the growth after with the broker-side peer: the broker side must find T = 4 where
+ * the classic side left it.
  *
  * <p>Why Kafka's {@code uniform} must split keys here (the control), for the 200 keys
  * {@code key-0 .. key-199} under murmur2:
@@ -71,7 +73,15 @@ public final class InterruptedExpansionScenario {
         this.settings = settings;
     }
 
+    /**
+     * @throws IllegalArgumentException for {@link Interruption#MIGRATION} with a classic peer: the
+     *     migration goes from kscale's classic assignor to {@code peer} on the consumer protocol
+     */
     public InterruptedExpansionRun run(KafkaCluster cluster, ExpansionPeer peer, Interruption interruption) {
+        if (interruption == Interruption.MIGRATION && !peer.isServerSide()) {
+            throw new IllegalArgumentException("a migration goes from kscale's classic assignor to a broker-side one, not to "
+                    + peer.cliName());
+        }
         Map<String, Object> clientProperties = cluster.clientProperties();
         String topic = "kscale-interrupted-" + Long.toString(System.currentTimeMillis(), 36) + "-" + peer.cliName()
                 + "-" + interruption.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
@@ -79,7 +89,8 @@ public final class InterruptedExpansionScenario {
         List<String> problems = new ArrayList<>();
         try (Admin admin = Admin.create(clientProperties)) {
             ExpansionScenario.createTopic(admin, topic, STEPS_BEFORE.get(0));
-            CountingGroup first = new CountingGroup(peer, topic, groupId, clientProperties);
+            ExpansionPeer peerBefore = interruption == Interruption.MIGRATION ? ExpansionPeer.KSCALE : peer;
+            CountingGroup first = new CountingGroup(peerBefore, topic, groupId, clientProperties);
             KeyedSequenceProducer producer = producer(topic, clientProperties);
             CountingGroup group = first;
             KeyedSequenceProducer writing = producer;
@@ -87,15 +98,16 @@ public final class InterruptedExpansionScenario {
                 startMembers(first, topic, STEPS_BEFORE.get(0), problems);
                 grow(admin, first, producer, topic, STEPS_BEFORE, problems);
                 KeyOutcome before = KeyOutcome.of(first.members(), producer.sentPerKey());
-                log.info("{}: before the {}: {}", peer.label(), interruption.label(), before);
+                log.info("{}: before the {}: {}", peerBefore.label(), interruption.label(), before);
 
                 Map<String, Long> baseline = Map.of();
                 int countNow = STEPS_BEFORE.get(STEPS_BEFORE.size() - 1);
                 int countAfter = COUNT_AFTER;
                 switch (interruption) {
                     case GROUP_RESTART:
+                    case MIGRATION:
                         baseline = producer.sentPerKey();
-                        group = restartGroup(admin, first, groupId);
+                        group = restartGroup(admin, first, groupId, peer);
                         startMembers(group, topic, countNow, problems);
                         break;
                     case BROKER_RESTART:
@@ -124,8 +136,8 @@ public final class InterruptedExpansionScenario {
                 long sent = interruption == Interruption.TOPIC_RECREATED ? producer.sent() + writing.sent() : writing.sent();
                 String path = ExpansionReport.path(STEPS_BEFORE) + " | " + interruption.label() + " | " + countNow
                         + "->" + countAfter;
-                InterruptedExpansionRun run = new InterruptedExpansionRun(peer, interruption, path, before, after, sent,
-                        missing, problems);
+                InterruptedExpansionRun run = new InterruptedExpansionRun(peer, peerBefore, interruption, path, before,
+                        after, sent, missing, problems);
                 log.info("{}", run);
                 return run;
             } finally {
@@ -175,11 +187,11 @@ public final class InterruptedExpansionScenario {
         ExpansionScenario.awaitConsumed(group, producer);
     }
 
-    private static CountingGroup restartGroup(Admin admin, CountingGroup group, String groupId)
+    private static CountingGroup restartGroup(Admin admin, CountingGroup group, String groupId, ExpansionPeer peer)
             throws InterruptedException {
         group.removeAllMembers();
         awaitEmpty(admin, groupId);
-        return group.nextGeneration();
+        return group.nextGeneration(peer);
     }
 
     /** Waits until the coordinator has seen every member leave: the group is empty, its target gone. */

@@ -10,7 +10,13 @@ public enum Interruption {
     /** Every broker restarts at once (killed, then started on its data) while the group stays: no broker remembers anything. */
     BROKER_RESTART("broker restart"),
     /** The group leaves, the topic is deleted and created again (a new topic id), and the group comes back. */
-    TOPIC_RECREATED("topic re-created");
+    TOPIC_RECREATED("topic re-created"),
+    /**
+     * The group ran kscale's classic assignor ({@link ExpansionPeer#KSCALE}); every member leaves
+     * and as many come back on the consumer protocol, as a migration must be done (Kafka refuses to
+     * convert a running classic group whose assignments carry userData).
+     */
+    MIGRATION("migration from the classic protocol");
 
     private final String label;
 
