@@ -10,9 +10,12 @@ import io.kscale.lab.expansion.ExpansionScenario;
 import io.kscale.lab.expansion.ExpansionSettings;
 import io.kscale.lab.expansion.FaultedExpansionRun;
 import io.kscale.lab.expansion.FaultedExpansionScenario;
+import io.kscale.lab.expansion.InterruptedExpansionScenario;
+import io.kscale.lab.expansion.Interruption;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -50,8 +53,13 @@ import picocli.CommandLine.Spec;
             "consumers on group.protocol=consumer and group.remote.assignor; the brokers",
             "the lab starts load kscale's assignor jar and offer all three.",
             "",
+            "With --interruption, runs each peer through the growth 4 -> 8, then a group",
+            "restart, a restart of every broker, a re-created topic or a migration from",
+            "the classic protocol, then a growth that only a kept task count survives.",
+            "",
             "Example: kscale-lab expansion --partitions 4,8,16,32 --keys 500",
             "         kscale-lab expansion --group-protocol consumer",
+            "         kscale-lab expansion --group-protocol consumer --interruption broker-restart",
             "         kscale-lab expansion --faults --rate 500 --records-per-step 2000"
         })
 final class ExpansionCommand implements Callable<Integer> {
@@ -102,6 +110,13 @@ final class ExpansionCommand implements Callable<Integer> {
                     + " runs only on the cluster the lab starts, since it kills brokers.")
     private boolean faults;
 
+    @Option(names = "--interruption", paramLabel = "NAME",
+            description = "Run each of --peers through the growth 4 -> 8, then this, then 8 -> 12 (a multiple of the"
+                    + " first task count, not of 8): group-restart, broker-restart (every broker at once),"
+                    + " topic-recreated (at 5 partitions, then 10), or migration (from kscale's classic assignor to"
+                    + " each broker-side peer). The lab's own cluster only, since it restarts brokers.")
+    private String interruption;
+
     @Option(names = "--report-dir", defaultValue = "target/kscale-reports", paramLabel = "DIR",
             description = "Where the HTML report goes (default: ${DEFAULT-VALUE}).")
     private Path reportDir;
@@ -112,6 +127,9 @@ final class ExpansionCommand implements Callable<Integer> {
         ExpansionSettings settings = settings();
         if (faults) {
             return runWithFaults(out, settings);
+        }
+        if (interruption != null) {
+            return runInterrupted(out, settings, Interruption.fromCliName(interruption));
         }
         ExpansionScenario scenario = new ExpansionScenario(settings);
         TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings),
@@ -140,6 +158,33 @@ final class ExpansionCommand implements Callable<Integer> {
             out.flush();
             return run.problems().isEmpty() && run.splitKeys() == 0 && run.wrongCounts() == 0 && run.missing() == 0 ? 0 : 1;
         }
+    }
+
+    private int runInterrupted(PrintWriter out, ExpansionSettings settings, Interruption what) {
+        if (target.userCluster()) {
+            throw new IllegalArgumentException("--interruption restarts groups, brokers or topics: it runs on the"
+                    + " cluster the lab starts, not with --bootstrap-server or a --command-config that names one");
+        }
+        if (what == Interruption.MIGRATION && !settings.peers().stream().allMatch(ExpansionPeer::isServerSide)) {
+            throw new IllegalArgumentException("--interruption migration moves a group from kscale's classic assignor"
+                    + " to a broker-side one: run it with --group-protocol consumer");
+        }
+        InterruptedExpansionScenario scenario = new InterruptedExpansionScenario(settings);
+        List<String> lines = new ArrayList<>();
+        try (KafkaCluster cluster = target.startEmbedded(spec -> brokers(spec, settings))) {
+            out.printf(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). Topic grows 4 -> 8, then"
+                            + " %s, then grows again; %d members, %d keys at %d records/s, %d records per step.%n",
+                    cluster.brokerCount(), what.label(), settings.members(), settings.keys(),
+                    settings.recordsPerSecond(), settings.recordsPerStep());
+            out.flush();
+            for (ExpansionPeer peer : settings.peers()) {
+                lines.add(scenario.run(cluster, peer, what).toString());
+            }
+        }
+        out.println();
+        lines.forEach(out::println);
+        out.flush();
+        return 0;
     }
 
     /** The parsed options as scenario settings; throws {@link IllegalArgumentException} for bad values. */

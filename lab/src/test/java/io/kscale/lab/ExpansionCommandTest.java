@@ -7,6 +7,7 @@ import io.kscale.lab.cluster.ClusterSpec;
 import io.kscale.lab.cluster.ServerAssignorPlugin;
 import io.kscale.lab.expansion.ExpansionPeer;
 import io.kscale.lab.expansion.ExpansionSettings;
+import io.kscale.lab.expansion.Interruption;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -26,7 +27,7 @@ class ExpansionCommandTest {
         assertThat(status).isZero();
         assertThat(out.toString()).contains("Usage: kscale-lab expansion").contains("--help")
                 .contains("--group-protocol", "--peers", "--partitions", "--members", "--keys", "--rate", "--records-per-step",
-                        "--report-dir", "--bootstrap-server", "--brokers", "--faults");
+                        "--report-dir", "--bootstrap-server", "--brokers", "--faults", "--interruption");
         CommandLine expansion = lab.getSubcommands().get("expansion");
         expansion.getCommandSpec().options().forEach(option ->
                 assertThat(option.description()).as(option.longestName()).isNotEmpty());
@@ -131,6 +132,21 @@ class ExpansionCommandTest {
 
         assertThatThrownBy(command::settings).hasMessageContaining("--group-protocol must be classic or consumer")
                 .hasMessageContaining("'streams'");
+    }
+
+    @Test
+    void shouldNameTheInterruptionsForAnUnknownOne() {
+        assertThat(Interruption.fromCliName(" Broker-Restart ")).isEqualTo(Interruption.BROKER_RESTART);
+        assertThatThrownBy(() -> Interruption.fromCliName("reboot")).hasMessageContaining("'reboot'")
+                .hasMessageContaining("group-restart, broker-restart, topic-recreated, migration");
+    }
+
+    @Test
+    void shouldRunInterruptionsOnlyOnTheLabsOwnCluster() {
+        ExpansionCommand command = new ExpansionCommand();
+        new CommandLine(command).parseArgs("--interruption", "group-restart", "--bootstrap-server", "127.0.0.1:1");
+
+        assertThatThrownBy(command::call).hasMessageContaining("--interruption restarts groups, brokers or topics");
     }
 
     @Test

@@ -84,7 +84,7 @@ public final class InterruptedExpansionScenario {
         }
         Map<String, Object> clientProperties = cluster.clientProperties();
         String topic = "kscale-interrupted-" + Long.toString(System.currentTimeMillis(), 36) + "-" + peer.cliName()
-                + "-" + interruption.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+                + "-" + interruption.cliName();
         String groupId = "kscale-interrupted-" + topic;
         List<String> problems = new ArrayList<>();
         try (Admin admin = Admin.create(clientProperties)) {

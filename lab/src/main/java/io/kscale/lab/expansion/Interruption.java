@@ -1,5 +1,9 @@
 package io.kscale.lab.expansion;
 
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
 /**
  * What ends every memory of a topic's task count T except a durable one, in
  * {@link InterruptedExpansionScenario}.
@@ -26,5 +30,24 @@ public enum Interruption {
 
     public String label() {
         return label;
+    }
+
+    /** @return the name on the command line, e.g. {@code group-restart} */
+    public String cliName() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /**
+     * @param name a cli name, any case
+     * @throws IllegalArgumentException naming the valid names if there is none of that name
+     */
+    public static Interruption fromCliName(String name) {
+        for (Interruption interruption : values()) {
+            if (interruption.cliName().equalsIgnoreCase(name.trim())) {
+                return interruption;
+            }
+        }
+        throw new IllegalArgumentException("unknown interruption '" + name + "'; choose from "
+                + Arrays.stream(values()).map(Interruption::cliName).collect(Collectors.joining(", ")));
     }
 }
