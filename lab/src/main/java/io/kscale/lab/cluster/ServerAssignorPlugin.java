@@ -8,6 +8,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
@@ -108,6 +109,7 @@ public final class ServerAssignorPlugin {
             Files.createDirectories(dir);
             Path written = dir.resolve(WRITTEN_JAR);
             Path partial = Files.createTempFile(dir, WRITTEN_JAR, ".part");
+            readableByAll(partial);
             try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(partial))) {
                 if (Files.isDirectory(source)) {
                     copyFolder(source, out);
@@ -118,6 +120,16 @@ public final class ServerAssignorPlugin {
             return Files.move(partial, written, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot write the kscale assignor jar into " + dir, e);
+        }
+    }
+
+    /**
+     * A temporary file is readable by its owner only; the jar must be readable by the broker's
+     * user too, which in the {@code apache/kafka} image is not the user that copies it in.
+     */
+    private static void readableByAll(Path file) throws IOException {
+        if (file.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
         }
     }
 

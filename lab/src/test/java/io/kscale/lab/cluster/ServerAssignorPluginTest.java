@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collections;
 import java.util.List;
 import java.util.jar.JarEntry;
@@ -35,6 +36,8 @@ class ServerAssignorPluginTest {
         Path written = ServerAssignorPlugin.jarFrom(labJar, dir.resolve("out"));
 
         assertThat(written.getFileName()).hasToString(ServerAssignorPlugin.WRITTEN_JAR);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(written)))
+                .as("readable by the broker's user in a container").isEqualTo("rw-r--r--");
         assertThat(entries(written)).containsExactly("io/kscale/assignor/A.class",
                 "io/kscale/assignor/internals/server/B.class");
     }
