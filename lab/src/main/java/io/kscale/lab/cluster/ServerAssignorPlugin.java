@@ -65,14 +65,14 @@ public final class ServerAssignorPlugin {
     private ServerAssignorPlugin() {
     }
 
-    /** @return whether the broker-side assignor is in the assignor module this JVM runs */
+    /**
+     * @return whether the broker-side assignor is in the assignor module this JVM runs. Looks for
+     *     its class file without loading it: the class implements Kafka's broker-side API, which
+     *     brokers have and clients (this JVM) do not.
+     */
     public static boolean isAvailable() {
-        try {
-            Class.forName(SERVER_ASSIGNOR_CLASS, false, ServerAssignorPlugin.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
+        String classFile = SERVER_ASSIGNOR_CLASS.replace('.', '/') + ".class";
+        return ServerAssignorPlugin.class.getClassLoader().getResource(classFile) != null;
     }
 
     /**
