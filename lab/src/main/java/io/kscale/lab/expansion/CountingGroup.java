@@ -8,6 +8,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberAssignment;
 import org.apache.kafka.common.TopicPartition;
 
 /** The members of the counting group, and what they saw together. */
@@ -22,6 +28,8 @@ final class CountingGroup implements AutoCloseable {
     private final List<CountingMember> departed = new ArrayList<>();
     private final Map<String, Set<Long>> received;
     private int nextId;
+    /** Describes the group to the coordinator, made on first use (consumer protocol only). */
+    private Admin admin;
 
     /**
      * @param consumerProperties connection settings plus any consumer settings of the scenario
@@ -82,8 +90,36 @@ final class CountingGroup implements AutoCloseable {
         return List.copyOf(members);
     }
 
+    /**
+     * Every member assigned and quiet for a second; under the consumer protocol also the
+     * coordinator's view: the target computed for the latest group epoch and every member at it.
+     * A member learns of a new target only at its next heartbeat, and the coordinator computes
+     * targets at most once per {@code group.consumer.assignment.interval.ms}, so a quiet second
+     * alone can pass while a task is still on its way to a member that just joined.
+     */
     boolean isSettled() {
-        return members.stream().allMatch(CountingMember::isSettled);
+        return members.stream().allMatch(CountingMember::isSettled) && (!peer.isServerSide() || coordinatorSettled());
+    }
+
+    private boolean coordinatorSettled() {
+        try {
+            if (admin == null) {
+                admin = Admin.create(consumerProperties);
+            }
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId)).describedGroups()
+                    .get(groupId).get(10, TimeUnit.SECONDS);
+            Optional<Integer> epoch = group.groupEpoch();
+            return epoch.isPresent() && epoch.equals(group.targetAssignmentEpoch())
+                    && group.members().size() == members.size()
+                    && group.members().stream().allMatch(member -> epoch.equals(member.memberEpoch())
+                            && member.targetAssignment().map(MemberAssignment::topicPartitions)
+                                    .equals(Optional.of(member.assignment().topicPartitions())));
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     Set<TopicPartition> ownedPartitions() {
@@ -148,6 +184,9 @@ final class CountingGroup implements AutoCloseable {
 
     @Override
     public void close() {
+        if (admin != null) {
+            admin.close();
+        }
         members.forEach(CountingMember::close);
     }
 }
