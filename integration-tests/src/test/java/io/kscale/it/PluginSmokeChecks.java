@@ -53,7 +53,7 @@ abstract class PluginSmokeChecks {
     @Test
     void producerSpreadsUnkeyedRecordsUniformly() throws Exception {
         assumePartitionerLoads();
-        createTopic("uniform", 3);
+        createTopic(bootstrapServers(), "uniform", 3);
         assertSpreadsUniformly(producerProps(), "uniform");
     }
 
@@ -87,21 +87,33 @@ abstract class PluginSmokeChecks {
 
     @Test
     void consumerGroupKeepsEveryKeyOnItsConsumerWhenPartitionsDouble() throws Exception {
-        createTopic("orders", 2);
+        assertKeysStayOnTheirConsumerWhenPartitionsDouble(bootstrapServers(), "orders",
+                Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName()));
+    }
+
+    /**
+     * Two members of a group with {@code assignorSettings} consume 40 keys from a topic of 2
+     * partitions, the topic grows to 4, and they consume the keys again: each key must reach the
+     * same member both times.
+     */
+    static void assertKeysStayOnTheirConsumerWhenPartitionsDouble(String bootstrapServers, String topic,
+            Map<String, Object> assignorSettings) throws Exception {
+        createTopic(bootstrapServers, topic, 2);
         Map<String, String> firstOwner = new ConcurrentHashMap<>();
         Map<String, String> laterOwner = new ConcurrentHashMap<>();
-        try (KafkaConsumer<String, String> a = consumer("a"); KafkaConsumer<String, String> b = consumer("b")) {
-            a.subscribe(List.of("orders"));
-            b.subscribe(List.of("orders"));
+        try (KafkaConsumer<String, String> a = consumer(bootstrapServers, "a", assignorSettings);
+             KafkaConsumer<String, String> b = consumer(bootstrapServers, "b", assignorSettings)) {
+            a.subscribe(List.of(topic));
+            b.subscribe(List.of(topic));
             pollUntil(a, b, firstOwner, () -> a.assignment().size() == 1 && b.assignment().size() == 1);
-            produceKeys("orders", "before");
+            produceKeys(bootstrapServers, topic, "before");
             pollUntil(a, b, firstOwner, () -> firstOwner.size() == KEYS);
 
-            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
-                admin.createPartitions(Map.of("orders", NewPartitions.increaseTo(4))).all().get();
+            try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
+                admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(4))).all().get();
             }
             pollUntil(a, b, laterOwner, () -> a.assignment().size() == 2 && b.assignment().size() == 2);
-            produceKeys("orders", "after");
+            produceKeys(bootstrapServers, topic, "after");
             pollUntil(a, b, laterOwner, () -> laterOwner.size() == KEYS);
         }
 
@@ -110,8 +122,8 @@ abstract class PluginSmokeChecks {
 
     @Test
     void streamsAppRunsWithTheWarmupTaskAssignor() throws Exception {
-        createTopic("words", 2);
-        createTopic("words-upper", 2);
+        createTopic(bootstrapServers(), "words", 2);
+        createTopic(bootstrapServers(), "words-upper", 2);
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream("words", Consumed.with(Serdes.String(), Serdes.String()))
                 .mapValues(value -> value.toUpperCase())
@@ -124,9 +136,10 @@ abstract class PluginSmokeChecks {
 
         Map<String, String> upper = new ConcurrentHashMap<>();
         try (KafkaStreams streams = new KafkaStreams(builder.build(), props);
-             KafkaConsumer<String, String> reader = consumer("reader")) {
+             KafkaConsumer<String, String> reader = consumer(bootstrapServers(), "reader",
+                     Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName()))) {
             streams.start();
-            produceKeys("words", "hello");
+            produceKeys(bootstrapServers(), "words", "hello");
             reader.subscribe(List.of("words-upper"));
             await().atMost(Duration.ofSeconds(90)).until(() -> {
                 for (ConsumerRecord<String, String> record : reader.poll(Duration.ofMillis(200))) {
@@ -176,34 +189,39 @@ abstract class PluginSmokeChecks {
         return version.getProperty("version", "(unknown version)");
     }
 
-    private void createTopic(String name, int partitions) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
+    private static void createTopic(String bootstrapServers, String name, int partitions) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers))) {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
         }
     }
 
     private Map<String, Object> producerProps() {
+        return producerProps(bootstrapServers());
+    }
+
+    private static Map<String, Object> producerProps(String bootstrapServers) {
         Map<String, Object> props = new HashMap<>();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         return props;
     }
 
-    private void produceKeys(String topic, String valuePrefix) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps())) {
+    private static void produceKeys(String bootstrapServers, String topic, String valuePrefix) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(bootstrapServers))) {
             for (int k = 0; k < KEYS; k++) {
                 producer.send(new ProducerRecord<>(topic, "key-" + k, valuePrefix + "-" + k)).get();
             }
         }
     }
 
-    private KafkaConsumer<String, String> consumer(String name) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    /** A consumer of group quickstart-group (quickstart-reader for the reader), with the assignor settings. */
+    private static KafkaConsumer<String, String> consumer(String bootstrapServers, String name,
+            Map<String, Object> assignorSettings) {
+        Map<String, Object> props = new HashMap<>(assignorSettings);
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "reader".equals(name) ? "quickstart-reader" : "quickstart-group");
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName());
         props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 1000); // the leader sees the new partitions soon
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);

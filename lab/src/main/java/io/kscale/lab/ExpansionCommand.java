@@ -1,6 +1,8 @@
 package io.kscale.lab;
 
+import io.kscale.lab.cluster.ClusterSpec;
 import io.kscale.lab.cluster.KafkaCluster;
+import io.kscale.lab.cluster.ServerAssignorPlugin;
 import io.kscale.lab.expansion.ExpansionPeer;
 import io.kscale.lab.expansion.ExpansionReport;
 import io.kscale.lab.expansion.ExpansionRun;
@@ -8,13 +10,17 @@ import io.kscale.lab.expansion.ExpansionScenario;
 import io.kscale.lab.expansion.ExpansionSettings;
 import io.kscale.lab.expansion.FaultedExpansionRun;
 import io.kscale.lab.expansion.FaultedExpansionScenario;
+import io.kscale.lab.expansion.InterruptedExpansionScenario;
+import io.kscale.lab.expansion.Interruption;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,7 +48,18 @@ import picocli.CommandLine.Spec;
             "during the second; each member commits its per-key counts with its offsets,",
             "and the run reports split keys, wrong counts and lost records.",
             "",
+            "With --group-protocol consumer, runs the broker-side assignors instead:",
+            "kscale's KeyPreservingServerAssignor, Kafka's uniform and range, with",
+            "consumers on group.protocol=consumer and group.remote.assignor; the brokers",
+            "the lab starts load kscale's assignor jar and offer all three.",
+            "",
+            "With --interruption, runs each peer through the growth 4 -> 8, then a group",
+            "restart, a restart of every broker, a re-created topic or a migration from",
+            "the classic protocol, then a growth that only a kept task count survives.",
+            "",
             "Example: kscale-lab expansion --partitions 4,8,16,32 --keys 500",
+            "         kscale-lab expansion --group-protocol consumer",
+            "         kscale-lab expansion --group-protocol consumer --interruption broker-restart",
             "         kscale-lab expansion --faults --rate 500 --records-per-step 2000"
         })
 final class ExpansionCommand implements Callable<Integer> {
@@ -53,10 +70,17 @@ final class ExpansionCommand implements Callable<Integer> {
     @Mixin
     private TargetClusterOptions target;
 
+    @Option(names = "--group-protocol", paramLabel = "classic|consumer",
+            description = "The consumers' group.protocol, which picks the default --peers: classic (the default)"
+                    + " runs kscale, kscale-no-barrier, cooperative-sticky and range in the consumers; consumer"
+                    + " (KIP-848) runs server-kscale, server-uniform and server-range in the brokers, which the lab"
+                    + " then starts with kscale's assignor jar and group.consumer.assignors listing all three.")
+    private String groupProtocol;
+
     @Option(names = "--peers", split = ",", paramLabel = "NAME",
-            defaultValue = "kscale,kscale-no-barrier,cooperative-sticky,range",
             description = "Which assignors to run, in order: kscale (with ExpansionBarrier), kscale-no-barrier,"
-                    + " cooperative-sticky, range (default: ${DEFAULT-VALUE}).")
+                    + " cooperative-sticky, range (classic protocol); server-kscale, server-uniform, server-range"
+                    + " (consumer protocol, assigned by the broker). Default: every peer of --group-protocol.")
     private List<String> peers;
 
     @Option(names = "--partitions", split = ",", paramLabel = "N", defaultValue = "4,8,16",
@@ -86,6 +110,13 @@ final class ExpansionCommand implements Callable<Integer> {
                     + " runs only on the cluster the lab starts, since it kills brokers.")
     private boolean faults;
 
+    @Option(names = "--interruption", paramLabel = "NAME",
+            description = "Run each of --peers through the growth 4 -> 8, then this, then 8 -> 12 (a multiple of the"
+                    + " first task count, not of 8): group-restart, broker-restart (every broker at once),"
+                    + " topic-recreated (at 5 partitions, then 10), or migration (from kscale's classic assignor to"
+                    + " each broker-side peer). The lab's own cluster only, since it restarts brokers.")
+    private String interruption;
+
     @Option(names = "--report-dir", defaultValue = "target/kscale-reports", paramLabel = "DIR",
             description = "Where the HTML report goes (default: ${DEFAULT-VALUE}).")
     private Path reportDir;
@@ -97,8 +128,12 @@ final class ExpansionCommand implements Callable<Integer> {
         if (faults) {
             return runWithFaults(out, settings);
         }
+        if (interruption != null) {
+            return runInterrupted(out, settings, Interruption.fromCliName(interruption));
+        }
         ExpansionScenario scenario = new ExpansionScenario(settings);
-        TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings), scenario::runOn);
+        TargetClusterOptions.Outcome<List<ExpansionRun>> outcome = target.run(out, describe(settings),
+                spec -> brokers(spec, settings), scenario::runOn);
         List<ExpansionRun> runs = outcome.result;
         return TargetClusterOptions.printResults(out, ExpansionReport.table(runs),
                 ExpansionReport.writeHtml(runs, outcome.setup, reportDir));
@@ -125,10 +160,74 @@ final class ExpansionCommand implements Callable<Integer> {
         }
     }
 
+    private int runInterrupted(PrintWriter out, ExpansionSettings settings, Interruption what) {
+        if (target.userCluster()) {
+            throw new IllegalArgumentException("--interruption restarts groups, brokers or topics: it runs on the"
+                    + " cluster the lab starts, not with --bootstrap-server or a --command-config that names one");
+        }
+        if (what == Interruption.MIGRATION && !settings.peers().stream().allMatch(ExpansionPeer::isServerSide)) {
+            throw new IllegalArgumentException("--interruption migration moves a group from kscale's classic assignor"
+                    + " to a broker-side one: run it with --group-protocol consumer");
+        }
+        InterruptedExpansionScenario scenario = new InterruptedExpansionScenario(settings);
+        List<String> lines = new ArrayList<>();
+        try (KafkaCluster cluster = target.startEmbedded(spec -> brokers(spec, settings))) {
+            out.printf(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). Topic grows 4 -> 8, then"
+                            + " %s, then grows again; %d members, %d keys at %d records/s, %d records per step.%n",
+                    cluster.brokerCount(), what.label(), settings.members(), settings.keys(),
+                    settings.recordsPerSecond(), settings.recordsPerStep());
+            out.flush();
+            for (ExpansionPeer peer : settings.peers()) {
+                lines.add(scenario.run(cluster, peer, what).toString());
+            }
+        }
+        out.println();
+        lines.forEach(out::println);
+        out.flush();
+        return 0;
+    }
+
     /** The parsed options as scenario settings; throws {@link IllegalArgumentException} for bad values. */
     ExpansionSettings settings() {
-        return new ExpansionSettings(peers.stream().map(ExpansionPeer::fromCliName).collect(Collectors.toList()),
-                partitions, members, keys, rate, recordsPerStep);
+        GroupProtocol protocol = groupProtocol == null ? null : groupProtocol(groupProtocol);
+        List<ExpansionPeer> chosen = peers == null ? ExpansionPeer.of(protocol == null ? GroupProtocol.CLASSIC : protocol)
+                : peers.stream().map(ExpansionPeer::fromCliName).collect(Collectors.toList());
+        for (ExpansionPeer peer : chosen) {
+            if (protocol != null && peer.protocol() != protocol) {
+                throw new IllegalArgumentException("--peers " + peer.cliName() + " runs on the "
+                        + peer.protocol().name().toLowerCase(Locale.ROOT) + " protocol, not --group-protocol "
+                        + groupProtocol + "; choose from " + ExpansionPeer.of(protocol).stream()
+                        .map(ExpansionPeer::cliName).collect(Collectors.joining(", ")));
+            }
+            if (peer == ExpansionPeer.SERVER_KSCALE && !ServerAssignorPlugin.isAvailable()) {
+                throw new IllegalArgumentException("server-kscale needs " + ServerAssignorPlugin.SERVER_ASSIGNOR_CLASS
+                        + ", which this build of the assignor module does not have; run server-uniform,server-range");
+            }
+        }
+        return new ExpansionSettings(chosen, partitions, members, keys, rate, recordsPerStep);
+    }
+
+    private static GroupProtocol groupProtocol(String name) {
+        for (GroupProtocol protocol : GroupProtocol.values()) {
+            if (protocol.name().equalsIgnoreCase(name.trim())) {
+                return protocol;
+            }
+        }
+        throw new IllegalArgumentException("--group-protocol must be classic or consumer, got '" + name + "'");
+    }
+
+    /**
+     * The brokers the lab starts: for broker-side peers, kscale's assignor jar and
+     * group.consumer.assignors ({@link ServerAssignorPlugin}), and heartbeats every 500 ms instead of
+     * 5 s, since a member of the consumer protocol learns of each new assignment at a heartbeat and
+     * the scenario waits for several.
+     */
+    static ClusterSpec.Builder brokers(ClusterSpec.Builder spec, ExpansionSettings settings) {
+        if (!settings.needsServerAssignors()) {
+            return spec;
+        }
+        return ServerAssignorPlugin.addTo(spec, Path.of("target", "kscale-plugins"))
+                .brokerProperties(ServerAssignorPlugin.FAST_HEARTBEATS);
     }
 
     private static String describe(ExpansionSettings s) {

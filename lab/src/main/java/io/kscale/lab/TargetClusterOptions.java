@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Option;
 
 /**
@@ -63,7 +64,12 @@ final class TargetClusterOptions {
     }
 
     KafkaCluster startEmbedded() {
-        return KafkaClusters.start(ClusterSpec.builder().brokers(brokers).build(), backend);
+        return startEmbedded(spec -> spec);
+    }
+
+    /** @param cluster adds what the scenario needs of the brokers (plug-in jars, settings) to the spec */
+    KafkaCluster startEmbedded(UnaryOperator<ClusterSpec.Builder> cluster) {
+        return KafkaClusters.start(cluster.apply(ClusterSpec.builder().brokers(brokers)).build(), backend);
     }
 
     /** The --command-config settings plus bootstrap.servers of the user's cluster. */
@@ -93,19 +99,28 @@ final class TargetClusterOptions {
      * @param scenario runs on the given client settings (connection plus --command-config)
      */
     <R> Outcome<R> run(PrintWriter out, String description, Function<Map<String, Object>, R> scenario) throws IOException {
+        return run(out, description, spec -> spec, scenario);
+    }
+
+    /**
+     * As {@link #run(PrintWriter, String, Function)}, with brokers that the scenario prepares
+     * through {@code cluster} when the lab starts them (a user's cluster is used as it is).
+     */
+    <R> Outcome<R> run(PrintWriter out, String description, UnaryOperator<ClusterSpec.Builder> cluster,
+                       Function<Map<String, Object>, R> scenario) throws IOException {
         if (userCluster()) {
             String setup = String.format(Locale.ROOT, "Cluster %s. %s", bootstrapServer(), description);
             out.println(setup);
             out.flush();
             return new Outcome<>(setup, scenario.apply(userClusterProperties()));
         }
-        try (KafkaCluster cluster = startEmbedded()) {
+        try (KafkaCluster embedded = startEmbedded(cluster)) {
             String setup = String.format(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). %s",
-                    cluster.brokerCount(), description);
+                    embedded.brokerCount(), description);
             out.println(setup);
             out.flush();
             Map<String, Object> props = new HashMap<>(commandConfig());
-            props.putAll(cluster.clientProperties());
+            props.putAll(embedded.clientProperties());
             return new Outcome<>(setup, scenario.apply(props));
         }
     }

@@ -4,6 +4,7 @@ import io.kscale.lab.cluster.ClusterSpec;
 import io.kscale.lab.cluster.DockerUnavailableException;
 import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.cluster.KafkaClusters;
+import io.kscale.lab.cluster.ServerAssignorPlugin;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
@@ -91,6 +92,9 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
                 .brokerProperties(FAST_TEST_SETTINGS)
                 .security(settings.security())
                 .workDir(Path.of(System.getProperty("kscale.cluster.workdir", "target/kscale-clusters")));
+        if (settings.serverAssignors()) {
+            ServerAssignorPlugin.addTo(spec, Path.of("target", "kscale-plugins"));
+        }
         for (String property : settings.brokerProperties()) {
             int eq = property.indexOf('=');
             if (eq <= 0) {

@@ -31,6 +31,14 @@ public @interface RealKafkaCluster {
     String[] brokerProperties() default {};
 
     /**
+     * Whether every broker loads kscale's assignor jar and offers the broker-side assignors in
+     * {@code group.consumer.assignors}: kscale's first where this build has it, then Kafka's
+     * {@code uniform} and {@code range} ({@link io.kscale.lab.cluster.ServerAssignorPlugin}).
+     * {@link #brokerProperties()} can still override the setting.
+     */
+    boolean serverAssignors() default false;
+
+    /**
      * Why the class runs in the process suite only, or empty for both suites. In the Docker suite
      * such a class starts no cluster, and each of its tests is skipped with this reason.
      */

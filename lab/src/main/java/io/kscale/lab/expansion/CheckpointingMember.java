@@ -94,7 +94,7 @@ final class CheckpointingMember implements AutoCloseable {
         Map<String, Object> props = new HashMap<>(consumerProperties);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, peer.className());
+        props.putAll(peer.consumerSettings());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500);

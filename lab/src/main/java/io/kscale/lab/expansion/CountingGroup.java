@@ -8,6 +8,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberAssignment;
 import org.apache.kafka.common.TopicPartition;
 
 /** The members of the counting group, and what they saw together. */
@@ -17,21 +23,56 @@ final class CountingGroup implements AutoCloseable {
     private final String topic;
     private final String groupId;
     private final Map<String, Object> consumerProperties;
-    private final KeyOrder order = new KeyOrder();
+    private final KeyOrder order;
     private final List<CountingMember> members = new ArrayList<>();
     private final List<CountingMember> departed = new ArrayList<>();
-    private final Map<String, Set<Long>> received = new ConcurrentHashMap<>();
+    private final Map<String, Set<Long>> received;
     private int nextId;
+    /** Describes the group to the coordinator, made on first use (consumer protocol only). */
+    private Admin admin;
 
     /**
      * @param consumerProperties connection settings plus any consumer settings of the scenario
      *     (for example a declared task count)
      */
     CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties) {
+        this(peer, topic, groupId, consumerProperties, new KeyOrder(), new ConcurrentHashMap<>(), 0);
+    }
+
+    private CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties,
+                          KeyOrder order, Map<String, Set<Long>> received, int nextId) {
         this.peer = peer;
         this.topic = topic;
         this.groupId = groupId;
         this.consumerProperties = consumerProperties;
+        this.order = order;
+        this.received = received;
+        this.nextId = nextId;
+    }
+
+    /**
+     * The group's next generation, once every member of this one has left: the same group id,
+     * new members that count from zero (their state starts empty, as a restarted application's
+     * would without a changelog), and the same record of what any generation received.
+     */
+    CountingGroup nextGeneration() {
+        return nextGeneration(peer);
+    }
+
+    /** As {@link #nextGeneration()}, with members that use another assignor (and maybe protocol). */
+    CountingGroup nextGeneration(ExpansionPeer nextPeer) {
+        if (!members.isEmpty()) {
+            throw new IllegalStateException("members " + ownership().keySet() + " are still in the group");
+        }
+        return new CountingGroup(nextPeer, topic, groupId, consumerProperties, order, received, nextId);
+    }
+
+    /** Every member leaves, all at once, as when a whole application stops. */
+    void removeAllMembers() {
+        members.forEach(CountingMember::stop);
+        members.forEach(CountingMember::close);
+        departed.addAll(members);
+        members.clear();
     }
 
     void addMember() {
@@ -49,8 +90,36 @@ final class CountingGroup implements AutoCloseable {
         return List.copyOf(members);
     }
 
+    /**
+     * Every member assigned and quiet for a second; under the consumer protocol also the
+     * coordinator's view: the target computed for the latest group epoch and every member at it.
+     * A member learns of a new target only at its next heartbeat, and the coordinator computes
+     * targets at most once per {@code group.consumer.assignment.interval.ms}, so a quiet second
+     * alone can pass while a task is still on its way to a member that just joined.
+     */
     boolean isSettled() {
-        return members.stream().allMatch(CountingMember::isSettled);
+        return members.stream().allMatch(CountingMember::isSettled) && (!peer.isServerSide() || coordinatorSettled());
+    }
+
+    private boolean coordinatorSettled() {
+        try {
+            if (admin == null) {
+                admin = Admin.create(consumerProperties);
+            }
+            ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(groupId)).describedGroups()
+                    .get(groupId).get(10, TimeUnit.SECONDS);
+            Optional<Integer> epoch = group.groupEpoch();
+            return epoch.isPresent() && epoch.equals(group.targetAssignmentEpoch())
+                    && group.members().size() == members.size()
+                    && group.members().stream().allMatch(member -> epoch.equals(member.memberEpoch())
+                            && member.targetAssignment().map(MemberAssignment::topicPartitions)
+                                    .equals(Optional.of(member.assignment().topicPartitions())));
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     Set<TopicPartition> ownedPartitions() {
@@ -115,6 +184,9 @@ final class CountingGroup implements AutoCloseable {
 
     @Override
     public void close() {
+        if (admin != null) {
+            admin.close();
+        }
         members.forEach(CountingMember::close);
     }
 }

@@ -27,6 +27,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * every record to the group's {@link KeyOrder}, and commits after every poll, so a partition
  * that moves resumes exactly where this member stopped. With kscale's assignor it polls through
  * {@link ExpansionBarrier}, as the README tells users to.
+ *
+ * <p>It speaks its peer's group protocol ({@link ExpansionPeer#consumerSettings()}). Nothing else
+ * here depends on the protocol: no {@code enforceRebalance}, no userData, and the commits (after
+ * each poll, and on revocation when a rebalance refused one) work the same under both; under the
+ * consumer protocol a member is told of revocations and assignments at its heartbeats, which the
+ * same callbacks see.
  */
 final class CountingMember implements AutoCloseable {
 
@@ -55,10 +61,11 @@ final class CountingMember implements AutoCloseable {
         Map<String, Object> props = new HashMap<>(consumerProperties);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId + "-" + id);
-        props.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, peer.className());
+        props.putAll(peer.consumerSettings());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        // The leader notices an expansion at its next metadata refresh.
+        // Classic: the leader notices an expansion at its next metadata refresh (under the consumer
+        // protocol the coordinator notices it itself).
         props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
         this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
@@ -143,6 +150,11 @@ final class CountingMember implements AutoCloseable {
         if (failure != null) {
             throw new IllegalStateException("member " + id + " failed: " + failure, failure);
         }
+    }
+
+    /** Asks the member to leave the group after its current poll; {@link #close()} waits for it. */
+    void stop() {
+        running = false;
     }
 
     @Override

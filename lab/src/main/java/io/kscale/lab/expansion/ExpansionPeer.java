@@ -1,27 +1,54 @@
 package io.kscale.lab.expansion;
 
 import io.kscale.assignor.KeyPreservingAssignor;
+import io.kscale.lab.cluster.ServerAssignorPlugin;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.RangeAssignor;
 
-/** The assignors the expansion scenario compares. */
+/**
+ * The assignors the expansion scenario compares. Classic peers run in the consumer
+ * ({@code partition.assignment.strategy}); the {@code server-*} peers run in the broker
+ * (KIP-848: {@code group.protocol=consumer}, {@code group.remote.assignor}), and the cluster must
+ * list them in {@code group.consumer.assignors} ({@link ServerAssignorPlugin#assignorsSetting()}).
+ */
 public enum ExpansionPeer {
     /** kscale's assignor, polled through {@link io.kscale.assignor.ExpansionBarrier} as README says. */
-    KSCALE("kscale", "KeyPreservingAssignor", KeyPreservingAssignor.class.getName(), true),
+    KSCALE("kscale", "KeyPreservingAssignor", GroupProtocol.CLASSIC, KeyPreservingAssignor.class.getName(), true),
     /** kscale's assignor with a plain {@code consumer.poll}: shows what the barrier adds. */
-    KSCALE_NO_BARRIER("kscale-no-barrier", "KeyPreserving, plain poll", KeyPreservingAssignor.class.getName(), false),
-    COOPERATIVE_STICKY("cooperative-sticky", "CooperativeStickyAssignor", CooperativeStickyAssignor.class.getName(), false),
-    RANGE("range", "RangeAssignor", RangeAssignor.class.getName(), false);
+    KSCALE_NO_BARRIER("kscale-no-barrier", "KeyPreserving, plain poll", GroupProtocol.CLASSIC,
+            KeyPreservingAssignor.class.getName(), false),
+    COOPERATIVE_STICKY("cooperative-sticky", "CooperativeStickyAssignor", GroupProtocol.CLASSIC,
+            CooperativeStickyAssignor.class.getName(), false),
+    RANGE("range", "RangeAssignor", GroupProtocol.CLASSIC, RangeAssignor.class.getName(), false),
+    /**
+     * kscale's broker-side assignor ({@value ServerAssignorPlugin#SERVER_ASSIGNOR_NAME}), with a
+     * plain poll: what the barrier does under the consumer protocol is the assignor module's
+     * business, and this peer measures the assignment alone.
+     */
+    SERVER_KSCALE("server-kscale", "KeyPreserving (broker)", GroupProtocol.CONSUMER,
+            ServerAssignorPlugin.SERVER_ASSIGNOR_NAME, false),
+    /** Kafka's broker-side default, {@code UniformAssignor}. */
+    SERVER_UNIFORM("server-uniform", "uniform (broker)", GroupProtocol.CONSUMER, "uniform", false),
+    /** Kafka's broker-side {@code RangeAssignor}. */
+    SERVER_RANGE("server-range", "range (broker)", GroupProtocol.CONSUMER, "range", false);
 
     private final String cliName;
     private final String label;
-    private final String className;
+    private final GroupProtocol protocol;
+    private final String assignor;
     private final boolean usesBarrier;
 
-    ExpansionPeer(String cliName, String label, String className, boolean usesBarrier) {
+    ExpansionPeer(String cliName, String label, GroupProtocol protocol, String assignor, boolean usesBarrier) {
         this.cliName = cliName;
         this.label = label;
-        this.className = className;
+        this.protocol = protocol;
+        this.assignor = assignor;
         this.usesBarrier = usesBarrier;
     }
 
@@ -36,7 +63,13 @@ public enum ExpansionPeer {
                 return peer;
             }
         }
-        throw new IllegalArgumentException("unknown assignor '" + name + "'; choose from kscale, kscale-no-barrier, cooperative-sticky, range");
+        throw new IllegalArgumentException("unknown assignor '" + name + "'; choose from "
+                + Arrays.stream(values()).map(ExpansionPeer::cliName).collect(Collectors.joining(", ")));
+    }
+
+    /** @return every peer of the protocol, in declaration order: the scenario's default for it */
+    public static List<ExpansionPeer> of(GroupProtocol protocol) {
+        return Arrays.stream(values()).filter(peer -> peer.protocol == protocol).collect(Collectors.toList());
     }
 
     /** @return whether members poll through kscale's {@code ExpansionBarrier} */
@@ -52,8 +85,30 @@ public enum ExpansionPeer {
         return label;
     }
 
-    /** @return the value of {@code partition.assignment.strategy} */
-    public String className() {
-        return className;
+    /** @return the group protocol the members speak */
+    public GroupProtocol protocol() {
+        return protocol;
+    }
+
+    /** @return whether the broker assigns (KIP-848), so the cluster must offer the assignor */
+    public boolean isServerSide() {
+        return protocol == GroupProtocol.CONSUMER;
+    }
+
+    /**
+     * @return the value of {@code partition.assignment.strategy} for a classic peer, or of
+     *     {@code group.remote.assignor} for a server-side one
+     */
+    public String assignor() {
+        return assignor;
+    }
+
+    /** @return the consumer settings that pick this assignor */
+    public Map<String, Object> consumerSettings() {
+        if (isServerSide()) {
+            return Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol.name().toLowerCase(java.util.Locale.ROOT),
+                    ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignor);
+        }
+        return Map.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, assignor);
     }
 }

@@ -115,14 +115,18 @@ public final class ExpansionScenario {
 
     /**
      * A second group reads the whole grown topic from the start, as a new application or a
-     * rebuilt one would. It must declare the topic's original task count: a group that first sees
-     * the topic at its final count would take that count as T, and its tasks would have one
-     * partition each, so nothing would keep a key's old and new partitions together.
+     * rebuilt one would. Under the classic protocol it must declare the topic's original task
+     * count: a group that first sees the topic at its final count would take that count as T, and
+     * its tasks would have one partition each, so nothing would keep a key's old and new
+     * partitions together. The broker-side assignor shares each topic's T with every group.
      */
     private OrderOutcome catchUp(ExpansionPeer peer, String topic, int taskCount, Map<String, Object> clientProperties,
                                  KeyedSequenceProducer producer) throws InterruptedException {
         Map<String, Object> consumerProperties = new HashMap<>(clientProperties);
-        consumerProperties.put(KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, topic + ":" + taskCount);
+        if (!peer.isServerSide()) {
+            // On the broker, T is kept per topic id for every group: nothing to declare there.
+            consumerProperties.put(KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, topic + ":" + taskCount);
+        }
         try (CountingGroup catchingUp = new CountingGroup(peer, topic, "kscale-catch-up-" + topic, consumerProperties)) {
             for (int i = 0; i < settings.members(); i++) {
                 catchingUp.addMember();
@@ -134,7 +138,7 @@ public final class ExpansionScenario {
         }
     }
 
-    private void createTopic(Admin admin, String topic, int partitions)
+    static void createTopic(Admin admin, String topic, int partitions)
             throws InterruptedException, ExecutionException, TimeoutException {
         int brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).size();
         short replicas = (short) Math.min(3, brokers);
@@ -146,7 +150,7 @@ public final class ExpansionScenario {
      * member is in the middle of a rebalance; records a problem if a partition is owned twice at
      * that point.
      */
-    private static void awaitSettled(CountingGroup group, String topic, int partitions, List<String> problems,
+    static void awaitSettled(CountingGroup group, String topic, int partitions, List<String> problems,
                                      String when) throws InterruptedException {
         Set<TopicPartition> all = new HashSet<>();
         for (int p = 0; p < partitions; p++) {
@@ -159,7 +163,7 @@ public final class ExpansionScenario {
         log.info("Settled {}: {}", when, group.ownership());
     }
 
-    private static void awaitConsumed(CountingGroup group, KeyedSequenceProducer producer) throws InterruptedException {
+    static void awaitConsumed(CountingGroup group, KeyedSequenceProducer producer) throws InterruptedException {
         await(() -> group.distinctRecords() >= producer.sent(), SETTLE_TIMEOUT,
                 () -> "the group to consume all " + producer.sent() + " records; has " + group.distinctRecords());
     }

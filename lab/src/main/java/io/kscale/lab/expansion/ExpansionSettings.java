@@ -1,11 +1,12 @@
 package io.kscale.lab.expansion;
 
 import java.util.List;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 
 /**
  * What the expansion scenario does: the partition counts the topic goes through, the group's size,
- * the keys and the producer's pace. Defaults: 4 -> 8 -> 16 partitions, 3 members, 200 keys,
- * 2,000 records/s, 4,000 records per step.
+ * the keys and the producer's pace. Defaults: the classic protocol's peers, 4 -> 8 -> 16 partitions,
+ * 3 members, 200 keys, 2,000 records/s, 4,000 records per step.
  */
 public final class ExpansionSettings {
 
@@ -35,8 +36,34 @@ public final class ExpansionSettings {
         this.recordsPerStep = recordsPerStep;
     }
 
+    /** The defaults, with the classic protocol's peers. */
     public static ExpansionSettings defaults() {
-        return new ExpansionSettings(List.of(ExpansionPeer.values()), List.of(4, 8, 16), 3, 200, 2_000, 4_000);
+        return defaults(GroupProtocol.CLASSIC);
+    }
+
+    /** The defaults, with every peer of {@code protocol} ({@link ExpansionPeer#of}). */
+    public static ExpansionSettings defaults(GroupProtocol protocol) {
+        return new ExpansionSettings(ExpansionPeer.of(protocol), List.of(4, 8, 16), 3, 200, 2_000, 4_000);
+    }
+
+    /** These settings with other peers. */
+    public ExpansionSettings withPeers(List<ExpansionPeer> otherPeers) {
+        return new ExpansionSettings(otherPeers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep);
+    }
+
+    /** These settings with other partition counts. */
+    public ExpansionSettings withPartitionSteps(List<Integer> steps) {
+        return new ExpansionSettings(peers, steps, members, keys, recordsPerSecond, recordsPerStep);
+    }
+
+    /** These settings with another producer pace and step size. */
+    public ExpansionSettings withRecords(int otherRecordsPerSecond, long otherRecordsPerStep) {
+        return new ExpansionSettings(peers, partitionSteps, members, keys, otherRecordsPerSecond, otherRecordsPerStep);
+    }
+
+    /** @return whether some peer needs the broker-side assignors ({@link ExpansionPeer#isServerSide()}) */
+    public boolean needsServerAssignors() {
+        return peers.stream().anyMatch(ExpansionPeer::isServerSide);
     }
 
     public List<ExpansionPeer> peers() {

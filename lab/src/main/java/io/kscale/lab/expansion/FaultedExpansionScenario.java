@@ -68,6 +68,12 @@ public final class FaultedExpansionScenario {
             throw new IllegalArgumentException("the faulted expansion takes three partition counts, got "
                     + settings.partitionSteps());
         }
+        if (settings.peers().get(0).isServerSide()) {
+            // Its members checkpoint through ExpansionBarrier and its task lineage, which keep order
+            // with the layouts of the classic protocol.
+            throw new IllegalArgumentException("the faulted expansion runs classic assignors only, got "
+                    + settings.peers().get(0).cliName());
+        }
         this.settings = settings;
     }
 
