@@ -46,9 +46,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifecycle. The broker creates and configures an instance for every copy of its
  * configuration it builds (at start-up, on dynamic config changes, and on controller-only nodes
- * too), uses one of them for all groups, and in Kafka 4.4 closes none on shutdown. So
- * {@link #configure} only parses and validates; the store, with its clients and thread, starts on
- * the first {@link #assign} call, which only the coordinator's instance receives. One instance
+ * too), uses one of them for all groups, and in Kafka 4.4 closes none on shutdown. So the store,
+ * with its clients and thread, is one per JVM and settings ({@code SharedTaskCountStores}), and
+ * {@link #configure} starts it only on a broker ({@code process.roles} names {@code broker}), so
+ * that it loads while the broker starts; elsewhere it starts on the first {@link #assign} call. One instance
  * serves every group, concurrently: {@code assign} is thread-safe and holds no lock after that
  * first call.
  */
@@ -83,7 +84,8 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
      * The seam for tests and other stores.
      *
      * @param storeFactory makes the store from the broker's settings and the parsed ones, on the
-     *                     first {@link #assign} call; must return at once (it runs on a group
+     *                     first {@link #configure} on a broker or the first {@link #assign} call; must
+     *                     return at once (it may run on a group
      *                     coordinator thread)
      * @param closesStore  whether {@link #close()} closes that store (false for a store the JVM's
      *                     instances share)
@@ -121,6 +123,30 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
         this.config = new KeyPreservingServerAssignorConfig(configs);
         this.brokerConfigs = Collections.unmodifiableMap(new HashMap<>(configs));
         log.debug("Configured {}: {}", NAME, config);
+        if (runsOnABroker(configs)) {
+            // Start loading now, while the broker starts: the coordinator asks for an assignment
+            // only when a group changes, so a topic held because the store was still loading at
+            // that moment stays held until the group's next change. The store is shared by the
+            // JVM's instances, so the many instances a broker configures start one store.
+            store();
+        }
+    }
+
+    /**
+     * Whether these are the settings of a broker ({@code process.roles} names {@code broker}): a
+     * controller-only node never assigns, and starting the store there would only open clients.
+     */
+    private static boolean runsOnABroker(Map<String, ?> configs) {
+        Object roles = configs.get("process.roles");
+        if (roles == null) {
+            return false;
+        }
+        for (String role : String.valueOf(roles).split(",")) {
+            if (role.trim().equals("broker")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

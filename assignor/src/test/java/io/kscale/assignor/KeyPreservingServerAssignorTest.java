@@ -38,7 +38,29 @@ class KeyPreservingServerAssignorTest {
     }
 
     @Test
-    void shouldStartTheStoreOnTheFirstAssignmentNotInConfigure() {
+    void shouldStartTheStoreInConfigureOnABrokerSoThatItLoadsWhileTheBrokerStarts() {
+        KeyPreservingServerAssignor assignor = assignor();
+        assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_TOPIC_CONFIG, "counts",
+                "process.roles", "broker,controller"));
+        assertThat(made).hasSize(1);
+
+        assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_TOPIC_CONFIG, "counts",
+                "process.roles", "broker"));
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS);
+        assignor.assign(group.spec(), group.describer());
+        assertThat(made).as("one store per instance, made once").hasSize(1);
+    }
+
+    @Test
+    void shouldNotStartTheStoreInConfigureOnAControllerOnlyNode() {
+        KeyPreservingServerAssignor assignor = assignor();
+        assignor.configure(Map.of("process.roles", "controller"));
+
+        assertThat(made).isEmpty();
+    }
+
+    @Test
+    void shouldStartTheStoreOnTheFirstAssignmentNotInConfigureWhereTheRolesAreUnknown() {
         KeyPreservingServerAssignor assignor = assignor();
         assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_TOPIC_CONFIG, "counts"));
         assertThat(made).isEmpty();
