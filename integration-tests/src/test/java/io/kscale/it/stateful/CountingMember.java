@@ -86,6 +86,9 @@ final class CountingMember implements AutoCloseable {
         producerProps.put(ProducerConfig.CLIENT_ID_CONFIG, name + "-changelog");
         producerProps.put(ProducerConfig.ACKS_CONFIG, "all");
         producerProps.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        // One request in flight, as KeyedLoad: a retried first batch on a new topic must not be
+        // overtaken by the next (KAFKA-14359).
+        producerProps.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         this.producer = new KafkaProducer<>(producerProps, new StringSerializer(), new LongSerializer());
         consumer.subscribe(List.of(topics.input()), new Handover());
         this.thread = new Thread(this::run, name);
