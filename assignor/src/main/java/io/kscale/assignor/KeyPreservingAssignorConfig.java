@@ -6,6 +6,7 @@ import io.kscale.assignor.internals.leader.LeaderSettings;
 import io.kscale.assignor.internals.leader.UnreadableStorePolicy;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.placement.PlacementSettings;
+import io.kscale.assignor.internals.store.StoreSettingValidators;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
@@ -207,10 +208,10 @@ public final class KeyPreservingAssignorConfig {
                     Importance.MEDIUM, CO_PARTITIONING_DOC, GROUP, 2, Width.SHORT, "Co-partitioning")
             .define(LAYOUT_STORE_ENABLED_CONFIG, Type.BOOLEAN, LAYOUT_STORE_ENABLED_DEFAULT,
                     Importance.MEDIUM, LAYOUT_STORE_ENABLED_DOC, GROUP, 3, Width.SHORT, "Layout store enabled")
-            .define(LAYOUT_STORE_TOPIC_CONFIG, Type.STRING, LAYOUT_STORE_TOPIC_DEFAULT, new TopicNameValidator(),
+            .define(LAYOUT_STORE_TOPIC_CONFIG, Type.STRING, LAYOUT_STORE_TOPIC_DEFAULT, StoreSettingValidators.topicName(),
                     Importance.LOW, LAYOUT_STORE_TOPIC_DOC, GROUP, 4, Width.MEDIUM, "Layout store topic")
             .define(LAYOUT_STORE_REPLICATION_FACTOR_CONFIG, Type.SHORT, LAYOUT_STORE_REPLICATION_FACTOR_DEFAULT,
-                    new ReplicationFactorValidator(),
+                    StoreSettingValidators.replicationFactor(),
                     Importance.LOW, LAYOUT_STORE_REPLICATION_FACTOR_DOC, GROUP, 5, Width.SHORT, "Layout store replication")
             .define(LAYOUT_STORE_TIMEOUT_MS_CONFIG, Type.INT, LAYOUT_STORE_TIMEOUT_MS_DEFAULT, Range.between(100, 300_000),
                     Importance.LOW, LAYOUT_STORE_TIMEOUT_MS_DOC, GROUP, 6, Width.SHORT, "Layout store timeout")
@@ -507,22 +508,6 @@ public final class KeyPreservingAssignorConfig {
         }
     }
 
-    /** A legal Kafka topic name. */
-    private static final class TopicNameValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            if (value == null || !TopicLayout.isLegalName((String) value)) {
-                throw new ConfigException(name, value, "must be a legal topic name: 1 to "
-                        + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]");
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "a legal topic name";
-        }
-    }
-
     /** Null, or a class implementing {@link TaskStateListener}. */
     private static final class ListenerClassValidator implements ConfigDef.Validator {
         @Override
@@ -536,22 +521,6 @@ public final class KeyPreservingAssignorConfig {
         @Override
         public String toString() {
             return "an instance or class implementing io.kscale.assignor.TaskStateListener";
-        }
-    }
-
-    /** -1 or at least 1. */
-    private static final class ReplicationFactorValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            short factor = (Short) value;
-            if (factor != -1 && factor < 1) {
-                throw new ConfigException(name, value, "must be -1 (broker default) or at least 1");
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "-1 or at least 1";
         }
     }
 }

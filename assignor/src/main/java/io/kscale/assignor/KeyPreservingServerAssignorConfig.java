@@ -1,6 +1,6 @@
 package io.kscale.assignor;
 
-import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.store.StoreSettingValidators;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -79,15 +79,15 @@ public final class KeyPreservingServerAssignorConfig {
     private static final String GROUP = "Key-preserving server assignor";
 
     private static final ConfigDef CONFIG = new ConfigDef()
-            .define(STORE_TOPIC_CONFIG, Type.STRING, STORE_TOPIC_DEFAULT, new TopicNameValidator(false),
+            .define(STORE_TOPIC_CONFIG, Type.STRING, STORE_TOPIC_DEFAULT, StoreSettingValidators.topicName(),
                     Importance.LOW, STORE_TOPIC_DOC, GROUP, 0, Width.MEDIUM, "Store topic")
             .define(STORE_REPLICATION_FACTOR_CONFIG, Type.SHORT, STORE_REPLICATION_FACTOR_DEFAULT,
-                    new ReplicationFactorValidator(),
+                    StoreSettingValidators.replicationFactor(),
                     Importance.LOW, STORE_REPLICATION_FACTOR_DOC, GROUP, 1, Width.SHORT, "Store replication factor")
             .define(STORE_BOOTSTRAP_SERVERS_CONFIG, Type.LIST, STORE_BOOTSTRAP_SERVERS_DEFAULT,
                     new HostPortsValidator(),
                     Importance.MEDIUM, STORE_BOOTSTRAP_SERVERS_DOC, GROUP, 2, Width.LONG, "Store bootstrap servers")
-            .define(CLASSIC_LAYOUT_TOPIC_CONFIG, Type.STRING, CLASSIC_LAYOUT_TOPIC_DEFAULT, new TopicNameValidator(true),
+            .define(CLASSIC_LAYOUT_TOPIC_CONFIG, Type.STRING, CLASSIC_LAYOUT_TOPIC_DEFAULT, StoreSettingValidators.topicNameOrEmpty(),
                     Importance.MEDIUM, CLASSIC_LAYOUT_TOPIC_DOC, GROUP, 3, Width.MEDIUM, "Classic layout topic")
             .define(STORE_RETRY_BACKOFF_MS_CONFIG, Type.LONG, STORE_RETRY_BACKOFF_MS_DEFAULT,
                     Range.between(100L, 60_000L),
@@ -170,48 +170,6 @@ public final class KeyPreservingServerAssignorConfig {
                 + ", " + STORE_BOOTSTRAP_SERVERS_CONFIG + "=" + bootstrapServers + ", " + CLASSIC_LAYOUT_TOPIC_CONFIG
                 + "=" + classicLayoutTopic + ", " + STORE_RETRY_BACKOFF_MS_CONFIG + "=" + retryBackoff.toMillis()
                 + ", " + STORE_CLIENT_PREFIX + "* keys=" + clientOverrides.keySet();
-    }
-
-    /** A legal Kafka topic name; empty too if {@code emptyAllowed}. */
-    private static final class TopicNameValidator implements ConfigDef.Validator {
-        private final boolean emptyAllowed;
-
-        TopicNameValidator(boolean emptyAllowed) {
-            this.emptyAllowed = emptyAllowed;
-        }
-
-        @Override
-        public void ensureValid(String name, Object value) {
-            String topic = value == null ? null : ((String) value).trim();
-            if (topic != null && topic.isEmpty() && emptyAllowed) {
-                return;
-            }
-            if (topic == null || !TopicLayout.isLegalName(topic)) {
-                throw new ConfigException(name, value, "must be " + this + ": 1 to "
-                        + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]");
-            }
-        }
-
-        @Override
-        public String toString() {
-            return emptyAllowed ? "a legal topic name, or empty" : "a legal topic name";
-        }
-    }
-
-    /** -1 or at least 1. */
-    private static final class ReplicationFactorValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            short factor = (Short) value;
-            if (factor != -1 && factor < 1) {
-                throw new ConfigException(name, value, "must be -1 (broker default) or at least 1");
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "-1 or at least 1";
-        }
     }
 
     /** Each entry host:port, the port 1..65535. */

@@ -1,0 +1,72 @@
+package io.kscale.assignor.internals.store;
+
+import io.kscale.assignor.internals.layout.TopicLayout;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The validators of the settings that name a store topic and its replication factor, shared by
+ * the consumer assignor's and the broker-side assignor's {@code ConfigDef}s so that both accept
+ * and reject the same values with the same words.
+ */
+public final class StoreSettingValidators {
+
+    private StoreSettingValidators() {
+    }
+
+    /** @return a validator that accepts a legal Kafka topic name */
+    public static ConfigDef.Validator topicName() {
+        return new TopicName(false);
+    }
+
+    /** @return a validator that accepts a legal Kafka topic name, or the empty string (a disabled topic) */
+    public static ConfigDef.Validator topicNameOrEmpty() {
+        return new TopicName(true);
+    }
+
+    /** @return a validator that accepts -1 (the broker's default) or a factor of at least 1 */
+    public static ConfigDef.Validator replicationFactor() {
+        return new ReplicationFactor();
+    }
+
+    private static final class TopicName implements ConfigDef.Validator {
+        private final boolean emptyAllowed;
+
+        TopicName(boolean emptyAllowed) {
+            this.emptyAllowed = emptyAllowed;
+        }
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            // ConfigDef trims STRING values before validating them.
+            String topic = (String) value;
+            if (topic != null && topic.isEmpty() && emptyAllowed) {
+                return;
+            }
+            if (topic == null || !TopicLayout.isLegalName(topic)) {
+                throw new ConfigException(name, value, "must be " + this + ": 1 to "
+                        + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return emptyAllowed ? "a legal topic name, or empty" : "a legal topic name";
+        }
+    }
+
+    private static final class ReplicationFactor implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            short factor = (Short) value;
+            if (factor != -1 && factor < 1) {
+                throw new ConfigException(name, value, "must be -1 (broker default) or at least 1");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "-1 or at least 1";
+        }
+    }
+}
