@@ -1,5 +1,9 @@
 package io.kscale.lab.batching;
 
+import static io.kscale.lab.SettingChecks.nonEmpty;
+import static io.kscale.lab.SettingChecks.notNegative;
+import static io.kscale.lab.SettingChecks.positive;
+
 import io.kscale.lab.partitioner.PartitionerPeer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,9 +125,7 @@ public final class BatchingSettings {
 
         public Builder lingers(List<Integer> lingers) {
             for (int linger : nonEmpty("lingers", lingers)) {
-                if (linger < 0) {
-                    throw new IllegalArgumentException("linger.ms must be >= 0, got " + linger);
-                }
+                notNegative("linger.ms", linger);
             }
             this.lingers = lingers;
             return this;
@@ -138,26 +140,17 @@ public final class BatchingSettings {
         }
 
         public Builder rounds(int rounds) {
-            if (rounds <= 0) {
-                throw new IllegalArgumentException("rounds must be positive, got " + rounds);
-            }
-            this.rounds = rounds;
+            this.rounds = positive("rounds", rounds);
             return this;
         }
 
         public Builder duration(Duration duration) {
-            if (duration.isNegative() || duration.isZero()) {
-                throw new IllegalArgumentException("duration must be positive, got " + duration);
-            }
-            this.duration = duration;
+            this.duration = positive("duration", duration);
             return this;
         }
 
         public Builder recordSize(int recordSize) {
-            if (recordSize <= 0) {
-                throw new IllegalArgumentException("record size must be positive, got " + recordSize);
-            }
-            this.recordSize = recordSize;
+            this.recordSize = positive("record size", recordSize);
             return this;
         }
 
@@ -168,13 +161,6 @@ public final class BatchingSettings {
 
         public BatchingSettings build() {
             return new BatchingSettings(this);
-        }
-
-        private static <T> List<T> nonEmpty(String what, List<T> values) {
-            if (values.isEmpty()) {
-                throw new IllegalArgumentException(what + ": at least one is needed");
-            }
-            return values;
         }
     }
 }

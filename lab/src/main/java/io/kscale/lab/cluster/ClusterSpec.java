@@ -1,5 +1,7 @@
 package io.kscale.lab.cluster;
 
+import static io.kscale.lab.SettingChecks.positive;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -117,10 +119,7 @@ public final class ClusterSpec {
         }
 
         public Builder startupTimeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("startupTimeout must be positive, got " + timeout);
-            }
-            this.startupTimeout = timeout;
+            this.startupTimeout = positive("startupTimeout", timeout);
             return this;
         }
 

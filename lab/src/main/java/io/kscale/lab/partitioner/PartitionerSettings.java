@@ -1,5 +1,9 @@
 package io.kscale.lab.partitioner;
 
+import static io.kscale.lab.SettingChecks.nonEmpty;
+import static io.kscale.lab.SettingChecks.notNegative;
+import static io.kscale.lab.SettingChecks.positive;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -123,10 +127,7 @@ public final class PartitionerSettings {
         }
 
         public Builder peers(List<PartitionerPeer> peers) {
-            if (peers.isEmpty()) {
-                throw new IllegalArgumentException("at least one partitioner must be measured");
-            }
-            this.peers = peers;
+            this.peers = nonEmpty("partitioners", peers);
             return this;
         }
 
@@ -141,42 +142,27 @@ public final class PartitionerSettings {
         }
 
         public Builder bytesPerSecond(long bytesPerSecond) {
-            if (bytesPerSecond <= 0) {
-                throw new IllegalArgumentException("rate must be positive, got " + bytesPerSecond);
-            }
-            this.bytesPerSecond = bytesPerSecond;
+            this.bytesPerSecond = positive("rate", bytesPerSecond);
             return this;
         }
 
         public Builder duration(Duration duration) {
-            if (duration.isNegative() || duration.isZero()) {
-                throw new IllegalArgumentException("duration must be positive, got " + duration);
-            }
-            this.duration = duration;
+            this.duration = positive("duration", duration);
             return this;
         }
 
         public Builder lingerMs(int lingerMs) {
-            if (lingerMs < 0) {
-                throw new IllegalArgumentException("linger.ms must be >= 0, got " + lingerMs);
-            }
-            this.lingerMs = lingerMs;
+            this.lingerMs = notNegative("linger.ms", lingerMs);
             return this;
         }
 
         public Builder stickyBatchSize(int stickyBatchSize) {
-            if (stickyBatchSize < 0) {
-                throw new IllegalArgumentException("partitioner.sticky.batch.size must be >= 0, got " + stickyBatchSize);
-            }
-            this.stickyBatchSize = stickyBatchSize;
+            this.stickyBatchSize = notNegative("partitioner.sticky.batch.size", stickyBatchSize);
             return this;
         }
 
         public Builder slowBroker(int slowBroker) {
-            if (slowBroker < 0) {
-                throw new IllegalArgumentException("slow broker id must be >= 0, got " + slowBroker);
-            }
-            this.slowBroker = slowBroker;
+            this.slowBroker = notNegative("slow broker id", slowBroker);
             return this;
         }
 
@@ -207,13 +193,6 @@ public final class PartitionerSettings {
 
         public PartitionerSettings build() {
             return new PartitionerSettings(this);
-        }
-
-        private static int positive(String what, int value) {
-            if (value <= 0) {
-                throw new IllegalArgumentException(what + " must be positive, got " + value);
-            }
-            return value;
         }
     }
 }
