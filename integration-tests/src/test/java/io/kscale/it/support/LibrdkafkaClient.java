@@ -62,7 +62,7 @@ public final class LibrdkafkaClient {
     public static void assumeBuilt() {
         Path module = directory().resolve(NATIVE_MODULE);
         assumeTrue(Files.isRegularFile(module), () -> "the librdkafka client is not built (no " + module
-                + "): run .ci/librdkafka-client (about 3 minutes: node-gyp compiles librdkafka from the npm"
+                + "): run .ci/librdkafka-client (2.5 to 5 minutes on 2 cores: node-gyp compiles librdkafka from the npm"
                 + " package's sources; needs node, npm, g++, make, python3), or point -D" + DIRECTORY_PROPERTY
                 + " or " + DIRECTORY_ENV + " at a built one");
     }
