@@ -14,10 +14,11 @@
  *   record   <topic> <partition> <offset> <key, base64> <value, base64>
  *   error    <message>
  *
- * Tabs and base64 keep the Java side free of a JSON parser. Offsets are stored as records are
- * printed and committed every 100 ms and when partitions are revoked (librdkafka's auto commit),
- * so a partition that moves resumes close to where this member stopped. It leaves the group and
- * exits when its stdin ends: the parent closes it, or dies.
+ * Tabs and base64 keep the Java side free of a JSON parser. librdkafka stores a record's offset
+ * when it hands the record to this script, and commits stored offsets every 100 ms and for the
+ * partitions it gives up (enable.auto.commit; rdkafka_assignment.c commits "unassigned
+ * partitions"), so a partition that moves resumes where this member stopped. It leaves the group
+ * and exits when its stdin ends: the parent closes it, or dies.
  */
 const Kafka = require('@confluentinc/kafka-javascript');
 
