@@ -59,7 +59,7 @@ class ServerSideExpansionIT {
     private static final int CONTROL_MIN_SPLIT = 10;
 
     /** A smaller load than the lab's default: 1,000 records per step at 1,000 records/s. */
-    private static final ExpansionSettings SETTINGS = ExpansionSettings.defaults(GroupProtocol.CONSUMER)
+    static final ExpansionSettings SETTINGS = ExpansionSettings.defaults(GroupProtocol.CONSUMER)
             .withRecords(1_000, 1_000);
 
     @Test
@@ -126,8 +126,11 @@ class ServerSideExpansionIT {
         assertKeys(peer, run.after(), "the growth after the " + interruption.label());
     }
 
-    /** kscale (either side): no key split, every count exact; the control: keys split and counts wrong. */
-    private static void assertKeys(ExpansionPeer peer, KeyOutcome keys, String when) {
+    /**
+     * kscale (either side): no key split, every count exact; the control: keys split and counts
+     * wrong. Also LibrdkafkaServerSideExpansionIT's check.
+     */
+    static void assertKeys(ExpansionPeer peer, KeyOutcome keys, String when) {
         assertThat(keys.keys()).as("keys written during %s", when).isEqualTo(SETTINGS.keys());
         if (peer == ExpansionPeer.SERVER_KSCALE || peer == ExpansionPeer.KSCALE) {
             assertThat(keys.splitKeys()).as("keys counted by more than one member during %s", when).isZero();
@@ -140,7 +143,7 @@ class ServerSideExpansionIT {
         }
     }
 
-    private static void assumeAssignorAvailable(ExpansionPeer peer) {
+    static void assumeAssignorAvailable(ExpansionPeer peer) {
         assumeTrue(peer != ExpansionPeer.SERVER_KSCALE || ServerAssignorPlugin.isAvailable(),
                 () -> ServerAssignorPlugin.SERVER_ASSIGNOR_CLASS + " is not in this build's assignor module yet"
                         + " (issue 18), so the brokers offer " + ServerAssignorPlugin.assignorsSetting()

@@ -23,6 +23,7 @@ final class CountingGroup implements AutoCloseable {
     private final String topic;
     private final String groupId;
     private final Map<String, Object> consumerProperties;
+    private final Optional<MemberCommand> memberCommand;
     private final KeyOrder order;
     private final List<CountingMember> members = new ArrayList<>();
     private final List<CountingMember> departed = new ArrayList<>();
@@ -36,15 +37,26 @@ final class CountingGroup implements AutoCloseable {
      *     (for example a declared task count)
      */
     CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties) {
-        this(peer, topic, groupId, consumerProperties, new KeyOrder(), new ConcurrentHashMap<>(), 0);
+        this(peer, topic, groupId, consumerProperties, Optional.empty());
+    }
+
+    /**
+     * @param memberCommand the client the members run in child processes, or empty for Java's
+     *     {@code KafkaConsumer} in this JVM
+     */
+    CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties,
+                  Optional<MemberCommand> memberCommand) {
+        this(peer, topic, groupId, consumerProperties, memberCommand, new KeyOrder(), new ConcurrentHashMap<>(), 0);
     }
 
     private CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties,
-                          KeyOrder order, Map<String, Set<Long>> received, int nextId) {
+                          Optional<MemberCommand> memberCommand, KeyOrder order, Map<String, Set<Long>> received,
+                          int nextId) {
         this.peer = peer;
         this.topic = topic;
         this.groupId = groupId;
         this.consumerProperties = consumerProperties;
+        this.memberCommand = memberCommand;
         this.order = order;
         this.received = received;
         this.nextId = nextId;
@@ -64,7 +76,7 @@ final class CountingGroup implements AutoCloseable {
         if (!members.isEmpty()) {
             throw new IllegalStateException("members " + ownership().keySet() + " are still in the group");
         }
-        return new CountingGroup(nextPeer, topic, groupId, consumerProperties, order, received, nextId);
+        return new CountingGroup(nextPeer, topic, groupId, consumerProperties, memberCommand, order, received, nextId);
     }
 
     /** Every member leaves, all at once, as when a whole application stops. */
@@ -76,7 +88,10 @@ final class CountingGroup implements AutoCloseable {
     }
 
     void addMember() {
-        members.add(new CountingMember("member-" + nextId++, topic, groupId, peer, consumerProperties, received, order));
+        String id = "member-" + nextId++;
+        members.add(memberCommand.isPresent()
+                ? new ProcessMember(id, topic, groupId, peer, memberCommand.get(), consumerProperties, received, order)
+                : new KafkaConsumerMember(id, topic, groupId, peer, consumerProperties, received, order));
     }
 
     void removeFirstMember() {

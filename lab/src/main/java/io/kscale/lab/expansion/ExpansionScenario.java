@@ -60,10 +60,12 @@ public final class ExpansionScenario {
 
     private ExpansionRun run(ExpansionPeer peer, String topic, Map<String, Object> clientProperties) {
         List<Integer> steps = settings.partitionSteps();
-        log.info("{}: topic {} grows through {} partitions", peer.label(), topic, steps);
+        log.info("{}: topic {} grows through {} partitions, members on {}", peer.label(), topic, steps,
+                settings.memberCommand().map(MemberCommand::label).orElse("KafkaConsumer"));
         try (Admin admin = Admin.create(clientProperties)) {
             createTopic(admin, topic, steps.get(0));
-            CountingGroup group = new CountingGroup(peer, topic, "kscale-expansion-" + topic, clientProperties);
+            CountingGroup group = new CountingGroup(peer, topic, "kscale-expansion-" + topic, clientProperties,
+                    settings.memberCommand());
             KeyedSequenceProducer producer = new KeyedSequenceProducer(topic, settings.keys(),
                     settings.recordsPerSecond(), clientProperties);
             List<String> ownershipProblems = new ArrayList<>();
@@ -127,7 +129,8 @@ public final class ExpansionScenario {
             // On the broker, T is kept per topic id for every group: nothing to declare there.
             consumerProperties.put(KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG, topic + ":" + taskCount);
         }
-        try (CountingGroup catchingUp = new CountingGroup(peer, topic, "kscale-catch-up-" + topic, consumerProperties)) {
+        try (CountingGroup catchingUp = new CountingGroup(peer, topic, "kscale-catch-up-" + topic, consumerProperties,
+                settings.memberCommand())) {
             for (int i = 0; i < settings.members(); i++) {
                 catchingUp.addMember();
             }

@@ -1,12 +1,14 @@
 package io.kscale.lab.expansion;
 
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 
 /**
  * What the expansion scenario does: the partition counts the topic goes through, the group's size,
  * the keys and the producer's pace. Defaults: the classic protocol's peers, 4 -> 8 -> 16 partitions,
- * 3 members, 200 keys, 2,000 records/s, 4,000 records per step.
+ * 3 members, 200 keys, 2,000 records/s, 4,000 records per step, members on Java's
+ * {@code KafkaConsumer} in this JVM.
  */
 public final class ExpansionSettings {
 
@@ -16,9 +18,15 @@ public final class ExpansionSettings {
     private final int keys;
     private final int recordsPerSecond;
     private final long recordsPerStep;
+    private final Optional<MemberCommand> memberCommand;
 
     public ExpansionSettings(List<ExpansionPeer> peers, List<Integer> partitionSteps, int members, int keys,
                              int recordsPerSecond, long recordsPerStep) {
+        this(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep, Optional.empty());
+    }
+
+    private ExpansionSettings(List<ExpansionPeer> peers, List<Integer> partitionSteps, int members, int keys,
+                              int recordsPerSecond, long recordsPerStep, Optional<MemberCommand> memberCommand) {
         if (peers.isEmpty() || partitionSteps.isEmpty() || members < 1 || keys < 1 || recordsPerSecond < 1
                 || recordsPerStep < 1) {
             throw new IllegalArgumentException("expansion settings need peers, steps and positive sizes");
@@ -34,6 +42,7 @@ public final class ExpansionSettings {
         this.keys = keys;
         this.recordsPerSecond = recordsPerSecond;
         this.recordsPerStep = recordsPerStep;
+        this.memberCommand = memberCommand;
     }
 
     /** The defaults, with the classic protocol's peers. */
@@ -48,17 +57,28 @@ public final class ExpansionSettings {
 
     /** These settings with other peers. */
     public ExpansionSettings withPeers(List<ExpansionPeer> otherPeers) {
-        return new ExpansionSettings(otherPeers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep);
+        return new ExpansionSettings(otherPeers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
+                memberCommand);
     }
 
     /** These settings with other partition counts. */
     public ExpansionSettings withPartitionSteps(List<Integer> steps) {
-        return new ExpansionSettings(peers, steps, members, keys, recordsPerSecond, recordsPerStep);
+        return new ExpansionSettings(peers, steps, members, keys, recordsPerSecond, recordsPerStep, memberCommand);
     }
 
     /** These settings with another producer pace and step size. */
     public ExpansionSettings withRecords(int otherRecordsPerSecond, long otherRecordsPerStep) {
-        return new ExpansionSettings(peers, partitionSteps, members, keys, otherRecordsPerSecond, otherRecordsPerStep);
+        return new ExpansionSettings(peers, partitionSteps, members, keys, otherRecordsPerSecond, otherRecordsPerStep,
+                memberCommand);
+    }
+
+    /**
+     * These settings with members that run another client in child processes, one per member
+     * (consumer-protocol peers only, on plaintext clusters).
+     */
+    public ExpansionSettings withMemberCommand(MemberCommand command) {
+        return new ExpansionSettings(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
+                Optional.of(command));
     }
 
     /** @return whether some peer needs the broker-side assignors ({@link ExpansionPeer#isServerSide()}) */
@@ -88,5 +108,10 @@ public final class ExpansionSettings {
 
     public long recordsPerStep() {
         return recordsPerStep;
+    }
+
+    /** @return the client the members run in child processes, or empty for Java's consumer here */
+    public Optional<MemberCommand> memberCommand() {
+        return memberCommand;
     }
 }
