@@ -25,6 +25,8 @@ public final class LibrdkafkaClient {
 
     public static final String DIRECTORY_PROPERTY = "kscale.librdkafka.client";
     public static final String DIRECTORY_ENV = "KSCALE_LIBRDKAFKA_CLIENT";
+    /** Set to 1 to fail, not skip, where the client is not built ({@code .ci/run} builds it and sets it). */
+    public static final String REQUIRE_ENV = "KSCALE_REQUIRE_LIBRDKAFKA";
 
     /** The member's sources, from the integration-tests module (Failsafe's working directory). */
     static final Path SOURCES = Path.of("src", "test", "node", "librdkafka-member");
@@ -58,13 +60,23 @@ public final class LibrdkafkaClient {
         return Path.of(System.getProperty("user.home"), ".cache", "kscale", "librdkafka-client-" + pinnedVersion());
     }
 
-    /** Skips the caller, with how to build the client, unless it is built. */
+    /**
+     * Skips the caller, with how to build the client, unless it is built; fails it instead where
+     * {@value #REQUIRE_ENV} is 1, so that CI cannot pass by skipping.
+     */
     public static void assumeBuilt() {
         Path module = directory().resolve(NATIVE_MODULE);
-        assumeTrue(Files.isRegularFile(module), () -> "the librdkafka client is not built (no " + module
+        if (Files.isRegularFile(module)) {
+            return;
+        }
+        String reason = "the librdkafka client is not built (no " + module
                 + "): run .ci/librdkafka-client (2.5 to 5 minutes on 2 cores: node-gyp compiles librdkafka from the npm"
                 + " package's sources; needs node, npm, g++, make, python3), or point -D" + DIRECTORY_PROPERTY
-                + " or " + DIRECTORY_ENV + " at a built one");
+                + " or " + DIRECTORY_ENV + " at a built one";
+        if ("1".equals(System.getenv(REQUIRE_ENV))) {
+            throw new IllegalStateException(reason + " (" + REQUIRE_ENV + "=1 makes this a failure)");
+        }
+        assumeTrue(false, reason);
     }
 
     /** @return the command that runs one member, for {@code ExpansionSettings.withMemberCommand} */
