@@ -103,7 +103,7 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
     /** The JVM's store for these settings ({@link SharedTaskCountStores}): one thread and one set of clients per broker. */
     private static TaskCountStore sharedStore(Map<String, ?> brokerConfigs, KeyPreservingServerAssignorConfig config) {
         return SharedTaskCountStores.forSettings(brokerConfigs, config.storeTopic(), config.replicationFactor(),
-                String.join(",", config.bootstrapServers()), config.clientOverrides(), config.classicLayoutTopic(),
+                String.join(",", config.bootstrapServers()), config.clientOverrides(), config.classicLayoutTopics(),
                 config.retryBackoff());
     }
 

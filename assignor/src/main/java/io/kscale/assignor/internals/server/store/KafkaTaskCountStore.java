@@ -5,10 +5,13 @@ import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.server.TaskCountStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +50,9 @@ import org.slf4j.LoggerFactory;
  *   <li>waits until the cluster answers, retrying every {@code retryBackoff} (INFO at first, WARN
  *       with the cause once it has failed for a minute, then once a minute);
  *   <li>makes sure the topic exists, and reads it from the beginning to its end offset, together
- *       with the classic assignor's layout topic, if one is set and exists (migration seeds, see
- *       {@link ClassicSeeds}); then the store is <em>loaded</em>;
+ *       with the classic assignor's layout topics that are listed and exist (migration seeds, see
+ *       {@link ClassicSeeds}; a listed topic that does not exist holds nothing up, it is read from
+ *       the round in which it appears); then the store is <em>loaded</em>;
  *   <li>keeps reading both (each round asks for the end offsets, then polls up to them: records
  *       that other brokers' coordinators wrote arrive within about a second), and after each
  *       complete round writes the proposals queued since ({@code acks=all}, idempotent).
@@ -88,7 +92,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
 
     private final String topic;
     private final TopicPartition storePartition;
-    private final String classicTopic;
+    private final List<String> classicTopics;
     private final StoreClientSettings settings;
     private final StoreTopic storeTopic;
     private final Clients clients;
@@ -108,7 +112,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     // Owned by the store's thread (or by the test that calls step()).
     private volatile Consumer<byte[], byte[]> consumer;
     private Producer<byte[], byte[]> producer;
-    private final List<TopicPartition> classicPartitions = new ArrayList<>();
+    /** The listed classic layout topics found so far (each is read from the round that finds it). */
+    private final Set<String> classicTopicsRead = new HashSet<>();
     private Thread thread;
     private long failingSinceMs = -1;
     private long lastWarnMs;
@@ -126,7 +131,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
      * @param bootstrapServers  where the clients connect; empty to use this broker's inter-broker listener
      * @param clientOverrides   client settings (the prefix {@value StoreClientSettings#CLIENT_PREFIX}
      *                          stripped): security settings on secured clusters
-     * @param classicLayoutTopic the classic assignor's layout topic to seed from; empty for none
+     * @param classicLayoutTopics the classic assignor's layout topics to seed from; empty for none
      * @param retryBackoff      how long to wait after a failed round
      * @return the started store
      * @throws IllegalArgumentException if a topic name is illegal, the replication factor neither -1
@@ -134,26 +139,28 @@ public final class KafkaTaskCountStore implements TaskCountStore {
      */
     static KafkaTaskCountStore start(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                             String bootstrapServers, Map<String, ?> clientOverrides,
-                                            String classicLayoutTopic, Duration retryBackoff) {
+                                            List<String> classicLayoutTopics, Duration retryBackoff) {
         KafkaTaskCountStore store = new KafkaTaskCountStore(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                clientOverrides, classicLayoutTopic, retryBackoff, Clients.KAFKA, Time.SYSTEM, MAX_STALENESS_MS);
+                clientOverrides, classicLayoutTopics, retryBackoff, Clients.KAFKA, Time.SYSTEM, MAX_STALENESS_MS);
         store.startThread();
         return store;
     }
 
     /** As {@link #start}, without starting the thread: tests call {@link #step()} themselves. */
     KafkaTaskCountStore(Map<String, ?> brokerConfigs, String topic, short replicationFactor, String bootstrapServers,
-                        Map<String, ?> clientOverrides, String classicLayoutTopic, Duration retryBackoff,
+                        Map<String, ?> clientOverrides, List<String> classicLayoutTopics, Duration retryBackoff,
                         Clients clients, Time time, long maxStalenessMs) {
         Objects.requireNonNull(brokerConfigs, "brokerConfigs");
         Objects.requireNonNull(clientOverrides, "clientOverrides");
         if (topic == null || !TopicLayout.isLegalName(topic)) {
             throw new IllegalArgumentException("task count topic '" + topic + "' is not a legal Kafka topic name");
         }
-        String classicName = classicLayoutTopic == null ? "" : classicLayoutTopic.trim();
-        if (!classicName.isEmpty() && !TopicLayout.isLegalName(classicName)) {
-            throw new IllegalArgumentException("classic layout topic '" + classicName + "' is not a legal Kafka topic "
-                    + "name (empty: no migration seeding)");
+        Objects.requireNonNull(classicLayoutTopics, "classicLayoutTopics");
+        for (String classicName : classicLayoutTopics) {
+            if (classicName == null || !TopicLayout.isLegalName(classicName)) {
+                throw new IllegalArgumentException("classic layout topic '" + classicName + "' is not a legal Kafka "
+                        + "topic name");
+            }
         }
         if (replicationFactor != -1 && replicationFactor < 1) {
             throw new IllegalArgumentException("task count topic replication factor " + replicationFactor
@@ -165,7 +172,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         String nodeId = nodeId(brokerConfigs);
         this.topic = topic;
         this.storePartition = new TopicPartition(topic, PARTITION);
-        this.classicTopic = classicName;
+        this.classicTopics = List.copyOf(new LinkedHashSet<>(classicLayoutTopics));
         this.settings = StoreClientSettings.derive(brokerConfigs, bootstrapServers, clientOverrides,
                 clientId(brokerConfigs));
         this.storeTopic = new StoreTopic(topic, replicationFactor);
@@ -236,7 +243,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
                 counts.markLoaded();
                 log.info("Task count store loaded from topic {} via {}: {} topic ids known, {} migration seeds from {}",
                         topic, settings.description(), counts.knownTopics(), classic.index().size(),
-                        classicTopic.isEmpty() ? "no classic layout topic" : "topic " + classicTopic);
+                        classicTopics.isEmpty() ? "no classic layout topic" : "topics " + classicTopicsRead + " of "
+                                + classicTopics);
             }
             write();
             recovered();
@@ -281,10 +289,10 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         }
     }
 
-    /** Reads every assigned partition up to the end offsets of now; the classic topic too once it exists. */
+    /** Reads every assigned partition up to the end offsets of now; each classic topic too once it exists. */
     private void catchUp() {
         long asOfMs = time.milliseconds();
-        assignClassicTopicOnceItExists();
+        assignClassicTopicsOnceTheyExist();
         List<TopicPartition> partitions = new ArrayList<>(consumer.assignment());
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, STEP_TIMEOUT);
         long storeEnd = ends.getOrDefault(storePartition, 0L);
@@ -300,7 +308,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
                 if (record.topic().equals(topic)) {
                     onStoreRecord(record);
                 } else {
-                    classic.onRecord(record.key(), record.value(), record.offset());
+                    classic.onRecord(record.topic(), record.key(), record.value(), record.offset());
                     classicRead = true;
                 }
             }
@@ -314,24 +322,35 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         counts.caughtUpAsOf(asOfMs);
     }
 
-    /** The classic layout topic may be created after this broker started (the classic group's first save). */
-    private void assignClassicTopicOnceItExists() {
-        if (classicTopic.isEmpty() || !classicPartitions.isEmpty()) {
-            return;
+    /**
+     * A classic layout topic may be created after this broker started (its first group's first
+     * save): each listed topic not found yet is looked for in every round, and read from the round
+     * that finds it. One that does not exist holds nothing up.
+     */
+    private void assignClassicTopicsOnceTheyExist() {
+        List<TopicPartition> found = new ArrayList<>();
+        for (String classicTopic : classicTopics) {
+            if (classicTopicsRead.contains(classicTopic)) {
+                continue;
+            }
+            List<PartitionInfo> infos = consumer.partitionsFor(classicTopic, STEP_TIMEOUT);
+            if (infos == null || infos.isEmpty()) {
+                continue;
+            }
+            for (PartitionInfo info : infos) {
+                found.add(new TopicPartition(classicTopic, info.partition()));
+            }
+            classicTopicsRead.add(classicTopic);
+            log.info("Task count store reads classic layout topic {} ({} partitions) for migration seeds",
+                    classicTopic, infos.size());
         }
-        List<PartitionInfo> infos = consumer.partitionsFor(classicTopic, STEP_TIMEOUT);
-        if (infos == null || infos.isEmpty()) {
+        if (found.isEmpty()) {
             return;
-        }
-        for (PartitionInfo info : infos) {
-            classicPartitions.add(new TopicPartition(classicTopic, info.partition()));
         }
         List<TopicPartition> all = new ArrayList<>(consumer.assignment());
-        all.addAll(classicPartitions);
+        all.addAll(found);
         consumer.assign(all);
-        consumer.seekToBeginning(classicPartitions);
-        log.info("Task count store reads classic layout topic {} ({} partitions) for migration seeds", classicTopic,
-                classicPartitions.size());
+        consumer.seekToBeginning(found);
     }
 
     private boolean reached(Map<TopicPartition, Long> ends) {
@@ -410,8 +429,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
             lastWarnMs = now;
             log.warn("The task count store may not use topic {} ({}). Its clients' principal needs Describe, Create, "
                     + "Read and Write on topic {}{}; see docs/operations.md for the kafka-acls.sh commands. The store {}.",
-                    topic, failure.toString(), topic, classicTopic.isEmpty() ? ""
-                            : ", and Describe and Read on topic " + classicTopic, state);
+                    topic, failure.toString(), topic, classicTopics.isEmpty() ? ""
+                            : ", and Describe and Read on topics " + classicTopics, state);
         } else if (failuresInARow == 1) {
             log.info("Task count store: the cluster does not answer yet via {} ({}); retrying every {} ms. The store "
                     + "{}.", settings.description(), failure.toString(), retryBackoff.toMillis(), state);

@@ -265,6 +265,67 @@ class KafkaTaskCountStoreMockedTest {
     }
 
     @Test
+    void shouldSeedFromEveryListedClassicLayoutTopicAndTakeTheSmallestAcrossThem() {
+        StoreHarness two = new StoreHarness(StoreHarness.PLAINTEXT_BROKER, Map.of(),
+                List.of(StoreHarness.CLASSIC, StoreHarness.CLASSIC_OTHER));
+        two.createClassicTopic(StoreHarness.CLASSIC);
+        two.createClassicTopic(StoreHarness.CLASSIC_OTHER);
+        long orders = ClassicSeeds.fingerprint(ORDERS);
+        long payments = ClassicSeeds.fingerprint(PAYMENTS);
+        two.appendClassic(StoreHarness.CLASSIC, "orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 8, 16).withTopicId(orders))));
+        two.appendClassic(StoreHarness.CLASSIC_OTHER, "team-b-app", GroupLayout.of(1,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(orders),
+                        TopicLayout.of("payments", 6, 12).withTopicId(payments))));
+
+        two.step();
+
+        assertThat(two.store.lookup(ORDERS)).as("smallest across the topics").hasToString(TaskCount.known(4).toString());
+        assertThat(two.store.lookup(PAYMENTS)).as("only in the group's own topic")
+                .hasToString(TaskCount.known(6).toString());
+    }
+
+    @Test
+    void shouldLoadWithoutAListedClassicLayoutTopicThatDoesNotExistAndReadItOnceItDoes() {
+        StoreHarness two = new StoreHarness(StoreHarness.PLAINTEXT_BROKER, Map.of(),
+                List.of(StoreHarness.CLASSIC, StoreHarness.CLASSIC_OTHER));
+        two.createClassicTopic(StoreHarness.CLASSIC);
+
+        assertThat(two.step()).isTrue();
+        assertThat(two.store.loaded()).as("a missing layout topic holds nothing up").isTrue();
+        assertThat(two.store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+
+        two.createClassicTopic(StoreHarness.CLASSIC_OTHER);
+        two.appendClassic(StoreHarness.CLASSIC_OTHER, "team-b-app", GroupLayout.of(1,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(ClassicSeeds.fingerprint(ORDERS)))));
+        two.step();
+
+        assertThat(two.store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
+    void shouldForgetOnlyTheLayoutTopicsSeedOfAGroupDeletedFromOneOfThem() {
+        StoreHarness two = new StoreHarness(StoreHarness.PLAINTEXT_BROKER, Map.of(),
+                List.of(StoreHarness.CLASSIC, StoreHarness.CLASSIC_OTHER));
+        two.createClassicTopic(StoreHarness.CLASSIC);
+        two.createClassicTopic(StoreHarness.CLASSIC_OTHER);
+        long orders = ClassicSeeds.fingerprint(ORDERS);
+        two.appendClassic(StoreHarness.CLASSIC, "orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(orders))));
+        two.appendClassic(StoreHarness.CLASSIC_OTHER, "orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 8, 16).withTopicId(orders))));
+        List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> first =
+                two.classicLogs.get(StoreHarness.CLASSIC);
+        first.add(new org.apache.kafka.clients.consumer.ConsumerRecord<>(StoreHarness.CLASSIC, 0, first.size(),
+                "orders-app".getBytes(StandardCharsets.UTF_8), null));
+
+        two.step();
+
+        assertThat(two.store.lookup(ORDERS)).as("the same group id's layout in the other topic stays")
+                .hasToString(TaskCount.known(8).toString());
+    }
+
+    @Test
     void shouldForgetTheSeedsOfAGroupWhoseLayoutWasDeleted() {
         harness.createClassicTopic();
         harness.appendClassic("orders-app", GroupLayout.of(3,
@@ -280,7 +341,7 @@ class KafkaTaskCountStoreMockedTest {
     @Test
     void shouldStayNotYetKnownWithoutCredentialsForASecuredListener() {
         StoreHarness secured = new StoreHarness(Map.of("listeners", "SASL_SSL://:9094",
-                "security.inter.broker.protocol", "SASL_SSL"), Map.of(), StoreHarness.CLASSIC);
+                "security.inter.broker.protocol", "SASL_SSL"), Map.of(), List.of(StoreHarness.CLASSIC));
 
         assertThat(secured.step()).isFalse();
         assertThat(secured.step()).isFalse();

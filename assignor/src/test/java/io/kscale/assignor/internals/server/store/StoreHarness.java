@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,7 +44,8 @@ final class StoreHarness {
     static final String TOPIC = "kscale-task-counts";
     static final String CLASSIC = "kscale-assignor-layouts";
     static final TopicPartition STORE = new TopicPartition(TOPIC, 0);
-    static final TopicPartition CLASSIC_PARTITION = new TopicPartition(CLASSIC, 0);
+    /** A second classic layout topic, of groups that set their own kscale.assignor.layout.store.topic. */
+    static final String CLASSIC_OTHER = "team-b-layouts";
     static final Map<String, Object> PLAINTEXT_BROKER = Map.of("node.id", "1",
             "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names", "CONTROLLER");
 
@@ -52,7 +54,10 @@ final class StoreHarness {
     final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
             new ByteArraySerializer());
     final List<ConsumerRecord<byte[], byte[]>> storeLog = new ArrayList<>();
-    final List<ConsumerRecord<byte[], byte[]>> classicLog = new ArrayList<>();
+    /** The classic layout topics' logs (one partition each), by topic. */
+    final Map<String, List<ConsumerRecord<byte[], byte[]>>> classicLogs = Map.of(CLASSIC, new ArrayList<>(),
+            CLASSIC_OTHER, new ArrayList<>());
+    final List<ConsumerRecord<byte[], byte[]>> classicLog = classicLogs.get(CLASSIC);
     final AtomicInteger clientsCreated = new AtomicInteger();
     final List<NewTopic> created = new ArrayList<>();
     /** Whether the store topic exists (createTopics then answers "exists"). */
@@ -62,29 +67,44 @@ final class StoreHarness {
     RuntimeException createFailure;
     final KafkaTaskCountStore store;
     private int storeDelivered;
-    private int classicDelivered;
+    private final Map<String, Integer> classicDelivered = new HashMap<>();
     private int producerAppended;
 
     StoreHarness() {
-        this(PLAINTEXT_BROKER, Map.of(), CLASSIC);
+        this(PLAINTEXT_BROKER, Map.of(), List.of(CLASSIC));
     }
 
-    StoreHarness(Map<String, ?> brokerConfigs, Map<String, ?> overrides, String classicTopic) {
+    StoreHarness(Map<String, ?> brokerConfigs, Map<String, ?> overrides, List<String> classicTopics) {
         consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
-        consumer.updateBeginningOffsets(Map.of(STORE, 0L, CLASSIC_PARTITION, 0L));
-        consumer.updateEndOffsets(Map.of(STORE, 0L, CLASSIC_PARTITION, 0L));
-        store = new KafkaTaskCountStore(brokerConfigs, TOPIC, (short) -1, "", overrides, classicTopic,
+        consumer.updateBeginningOffsets(Map.of(STORE, 0L, classic(CLASSIC), 0L, classic(CLASSIC_OTHER), 0L));
+        updateEndOffsets();
+        store = new KafkaTaskCountStore(brokerConfigs, TOPIC, (short) -1, "", overrides, classicTopics,
                 Duration.ofSeconds(1), new MockClients(), time, KafkaTaskCountStore.MAX_STALENESS_MS);
     }
 
     /** The classic layout topic exists from now on. */
     void createClassicTopic() {
-        consumer.updatePartitions(CLASSIC, List.of(new PartitionInfo(CLASSIC, 0, null, null, null)));
+        createClassicTopic(CLASSIC);
+    }
+
+    /** This classic layout topic exists from now on. */
+    void createClassicTopic(String classicTopic) {
+        consumer.updatePartitions(classicTopic, List.of(new PartitionInfo(classicTopic, 0, null, null, null)));
+    }
+
+    private static TopicPartition classic(String classicTopic) {
+        return new TopicPartition(classicTopic, 0);
+    }
+
+    private void updateEndOffsets() {
+        consumer.updateEndOffsets(Map.of(STORE, (long) storeLog.size(),
+                classic(CLASSIC), (long) classicLogs.get(CLASSIC).size(),
+                classic(CLASSIC_OTHER), (long) classicLogs.get(CLASSIC_OTHER).size()));
     }
 
     /** One round of the store, with what the logs hold; then the broker appends what the store sent. */
     boolean step() {
-        consumer.updateEndOffsets(Map.of(STORE, (long) storeLog.size(), CLASSIC_PARTITION, (long) classicLog.size()));
+        updateEndOffsets();
         consumer.schedulePollTask(this::deliver);
         boolean completed = store.step();
         List<ProducerRecord<byte[], byte[]>> sent = producer.history();
@@ -102,11 +122,15 @@ final class StoreHarness {
         for (; storeDelivered < storeLog.size(); storeDelivered++) {
             consumer.addRecord(storeLog.get(storeDelivered));
         }
-        if (consumer.assignment().contains(CLASSIC_PARTITION)) {
-            for (; classicDelivered < classicLog.size(); classicDelivered++) {
-                consumer.addRecord(classicLog.get(classicDelivered));
+        classicLogs.forEach((classicTopic, records) -> {
+            if (consumer.assignment().contains(classic(classicTopic))) {
+                int delivered = classicDelivered.getOrDefault(classicTopic, 0);
+                for (; delivered < records.size(); delivered++) {
+                    consumer.addRecord(records.get(delivered));
+                }
+                classicDelivered.put(classicTopic, delivered);
             }
-        }
+        });
     }
 
     /** Another broker's record (or this one's, landed) at the end of the store log. */
@@ -120,10 +144,16 @@ final class StoreHarness {
 
     /** A classic group's layout at the end of the classic layout topic. */
     void appendClassic(String group, GroupLayout layout) {
+        appendClassic(CLASSIC, group, layout);
+    }
+
+    /** A classic group's layout at the end of this classic layout topic. */
+    void appendClassic(String classicTopic, String group, GroupLayout layout) {
         ByteBuffer encoded = LayoutCodec.encode(layout);
         byte[] value = new byte[encoded.remaining()];
         encoded.get(value);
-        classicLog.add(new ConsumerRecord<>(CLASSIC, 0, classicLog.size(), group.getBytes(StandardCharsets.UTF_8),
+        List<ConsumerRecord<byte[], byte[]>> records = classicLogs.get(classicTopic);
+        records.add(new ConsumerRecord<>(classicTopic, 0, records.size(), group.getBytes(StandardCharsets.UTF_8),
                 value));
     }
 

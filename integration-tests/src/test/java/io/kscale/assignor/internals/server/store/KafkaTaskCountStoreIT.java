@@ -135,7 +135,7 @@ class KafkaTaskCountStoreIT {
                 cluster.clientProperties().entrySet().stream()
                         .filter(e -> !e.getKey().equals("bootstrap.servers"))
                         .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
-                classicTopic, Duration.ofMillis(200));
+                classicTopic.isEmpty() ? List.of() : List.of(classicTopic), Duration.ofMillis(200));
         stores.add(store);
         return store;
     }
