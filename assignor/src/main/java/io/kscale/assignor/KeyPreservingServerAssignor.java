@@ -77,7 +77,11 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
 
     /** Creates the assignor; the broker does, from {@code group.consumer.assignors}. */
     public KeyPreservingServerAssignor() {
-        this(KeyPreservingServerAssignor::sharedStore, false, ServerAssignorState.shared(), System::nanoTime);
+        this(ServerAssignorState.shared());
+    }
+
+    private KeyPreservingServerAssignor(ServerAssignorState state) {
+        this((brokerConfigs, config) -> sharedStore(brokerConfigs, config, state), false, state, System::nanoTime);
     }
 
     /**
@@ -101,10 +105,11 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
     }
 
     /** The JVM's store for these settings ({@link SharedTaskCountStores}): one thread and one set of clients per broker. */
-    private static TaskCountStore sharedStore(Map<String, ?> brokerConfigs, KeyPreservingServerAssignorConfig config) {
+    private static TaskCountStore sharedStore(Map<String, ?> brokerConfigs, KeyPreservingServerAssignorConfig config,
+                                              ServerAssignorState state) {
         return SharedTaskCountStores.forSettings(brokerConfigs, config.storeTopic(), config.replicationFactor(),
                 String.join(",", config.bootstrapServers()), config.clientOverrides(), config.classicLayoutTopics(),
-                config.retryBackoff());
+                config.retryBackoff(), () -> state.metrics().storeTopicLost());
     }
 
     @Override

@@ -44,8 +44,9 @@ public final class KeyPreservingServerAssignorConfig {
     public static final String STORE_TOPIC_DEFAULT = "kscale-task-counts";
     private static final String STORE_TOPIC_DOC = "Name of the topic that holds the task count T of every topic id "
             + "the assignor has placed, shared by every group on the cluster: an append-only log (not compacted: the "
-            + "first record of a topic id is its T forever). Created by the assignor on first use. Set it alike on "
-            + "every broker, and never delete it.";
+            + "first record of a topic id is its T forever). Created by the assignor on first use, never again by a "
+            + "broker that has read it: if it is deleted, brokers hold the topics whose T they do not know and log an "
+            + "ERROR that says how to re-create it. Set it alike on every broker, and never delete it.";
 
     /** Replication factor of the store topic when the assignor creates it. */
     public static final String STORE_REPLICATION_FACTOR_CONFIG = "kscale.server.assignor.store.replication.factor";

@@ -18,8 +18,8 @@ import org.apache.kafka.common.utils.Time;
  *
  * <p>In JMX as {@code kscale.server:type=key-preserving-server-assignor} ({@link #registered}),
  * attributes {@code assignments-total}, {@code assignment-fallbacks-total},
- * {@code assign-time-ms-total}, {@code assign-time-ms-last}, {@code assign-time-ms-max} and
- * {@code held-topics}. Why a registry of our own: Kafka 4.4 gives broker-side assignors no
+ * {@code assign-time-ms-total}, {@code assign-time-ms-last}, {@code assign-time-ms-max},
+ * {@code held-topics} and {@code store-topic-losses-total}. Why a registry of our own: Kafka 4.4 gives broker-side assignors no
  * metrics registry (no {@code Monitorable} for them) and creates an assignor for every copy of
  * its configuration, so one registry per JVM, made on the first assignment, serves the one
  * instance that assigns. It lives as long as the broker (Kafka closes no assignor).
@@ -31,6 +31,7 @@ public final class ServerAssignorMetrics {
 
     private final LongAdder assignments = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
+    private final LongAdder storeTopicLosses = new LongAdder();
     private final LongAdder assignTimeNanos = new LongAdder();
     private final AtomicLong lastAssignTimeNanos = new AtomicLong();
     private final AtomicLong maxAssignTimeNanos = new AtomicLong();
@@ -64,6 +65,8 @@ public final class ServerAssignorMetrics {
                 () -> metrics.assignTimeMaxNanos() / 1_000_000);
         metrics.register(registry, "held-topics", "topic ids held because their task count is not known yet",
                 metrics::heldTopics);
+        metrics.register(registry, "store-topic-losses-total", "times the task count topic was found deleted, or "
+                + "deleted and re-created, while the broker ran (logged at ERROR)", metrics::storeTopicLossesTotal);
         return metrics;
     }
 
@@ -82,6 +85,16 @@ public final class ServerAssignorMetrics {
     /** Counts an assignment that fell back to the current targets after an unexpected failure. */
     void assignmentFellBack() {
         fallbacks.increment();
+    }
+
+    /** Counts a task count topic found deleted, or deleted and re-created, by the store. */
+    public void storeTopicLost() {
+        storeTopicLosses.increment();
+    }
+
+    /** @return times the task count topic was found deleted, or deleted and re-created */
+    public long storeTopicLossesTotal() {
+        return storeTopicLosses.sum();
     }
 
     /** @return {@code assign()} calls so far */

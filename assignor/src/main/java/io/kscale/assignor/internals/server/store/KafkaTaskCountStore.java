@@ -60,6 +60,23 @@ import org.slf4j.LoggerFactory;
  * A proposal is written only after a round that read the whole log without failing, and only if
  * that log holds no record of the id: a failed read never leads to a write.
  *
+ * <p><b>The topic deleted, or deleted and re-created</b> while the broker runs. Every
+ * {@value #TOPIC_ID_CHECK_MS} ms (the staleness bound below) the thread asks the admin client for
+ * the topic's id. A re-created topic is a new log that restarts at offset 0: a consumer that kept
+ * its position could skip records other brokers wrote into it, and this broker could then answer
+ * "none stored" for a topic id another broker's T covers. So on a changed or vanished id the store
+ * logs an ERROR, counts it ({@code onStoreTopicLost}), answers "not yet known" for every id it does
+ * not know (those topics are held), drops its consumer and producer, and, once a topic of that name
+ * exists again, reads it from offset 0 with new clients before it answers "none stored" again.
+ * It then writes back every T it knows that the new log lacks ({@link KnownTaskCounts#storeTopicLost}).
+ * Why writing back is safe: what this broker knows is each id's first record of the old log (the
+ * same on every broker that read it) or its own proposal; every broker that writes back thus
+ * writes the same first values, and the new log's first record of an id still wins, so a broker
+ * whose own value comes second adopts the first one, as after any race.
+ * The store never re-creates a topic it has once read: an empty topic that the store created by
+ * itself would let brokers that start later answer "none stored" for every topic, and their groups
+ * would take T from today's partition counts. The ERROR names the command that re-creates it.
+ *
  * <p><b>Answers</b> ({@link #lookup}): not yet known before the first complete read, after
  * {@link #close()}, and for an id the store does not know while its last complete read is older
  * than {@value #MAX_STALENESS_MS} ms (see {@link KnownTaskCounts} for why); else known(T) or none
@@ -80,6 +97,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     static final long MAX_STALENESS_MS = 10_000;
     /** The longest one blocking client call may take. */
     static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
+    /** How often the thread checks that the topic is still the one it read (same id). */
+    static final long TOPIC_ID_CHECK_MS = MAX_STALENESS_MS;
     /** How long a round waits for new records once it has read to the end. */
     static final Duration TAIL_POLL = Duration.ofMillis(500);
     /** How long a cluster may fail to answer before the store logs at WARN, and how often it repeats it. */
@@ -108,10 +127,18 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     private final AtomicLong writeFailures = new AtomicLong();
     private final AtomicLong readFailures = new AtomicLong();
     private final AtomicLong malformedRecords = new AtomicLong();
+    private final AtomicLong storeTopicLosses = new AtomicLong();
+    private final Runnable onStoreTopicLost;
 
     // Owned by the store's thread (or by the test that calls step()).
     private volatile Consumer<byte[], byte[]> consumer;
     private Producer<byte[], byte[]> producer;
+    private Admin admin;
+    /** The id of the topic read, null until it was first described. */
+    private Uuid storeTopicId;
+    private long topicIdCheckedAtMs;
+    /** Whether the topic was found missing after it had been read (its loss already logged and counted). */
+    private boolean storeTopicMissing;
     /** The listed classic layout topics found so far (each is read from the round that finds it). */
     private final Set<String> classicTopicsRead = new HashSet<>();
     private Thread thread;
@@ -133,15 +160,19 @@ public final class KafkaTaskCountStore implements TaskCountStore {
      *                          stripped): security settings on secured clusters
      * @param classicLayoutTopics the classic assignor's layout topics to seed from; empty for none
      * @param retryBackoff      how long to wait after a failed round
+     * @param onStoreTopicLost  called (on the store's thread) each time the topic is found deleted or
+     *                          re-created: the assignor's metric
      * @return the started store
      * @throws IllegalArgumentException if a topic name is illegal, the replication factor neither -1
      *     nor positive, or the backoff not positive
      */
     static KafkaTaskCountStore start(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                             String bootstrapServers, Map<String, ?> clientOverrides,
-                                            List<String> classicLayoutTopics, Duration retryBackoff) {
+                                            List<String> classicLayoutTopics, Duration retryBackoff,
+                                            Runnable onStoreTopicLost) {
         KafkaTaskCountStore store = new KafkaTaskCountStore(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                clientOverrides, classicLayoutTopics, retryBackoff, Clients.KAFKA, Time.SYSTEM, MAX_STALENESS_MS);
+                clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost, Clients.KAFKA, Time.SYSTEM,
+                MAX_STALENESS_MS);
         store.startThread();
         return store;
     }
@@ -149,7 +180,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     /** As {@link #start}, without starting the thread: tests call {@link #step()} themselves. */
     KafkaTaskCountStore(Map<String, ?> brokerConfigs, String topic, short replicationFactor, String bootstrapServers,
                         Map<String, ?> clientOverrides, List<String> classicLayoutTopics, Duration retryBackoff,
-                        Clients clients, Time time, long maxStalenessMs) {
+                        Runnable onStoreTopicLost, Clients clients, Time time, long maxStalenessMs) {
         Objects.requireNonNull(brokerConfigs, "brokerConfigs");
         Objects.requireNonNull(clientOverrides, "clientOverrides");
         if (topic == null || !TopicLayout.isLegalName(topic)) {
@@ -179,6 +210,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         this.clients = Objects.requireNonNull(clients, "clients");
         this.time = Objects.requireNonNull(time, "time");
         this.retryBackoff = retryBackoff;
+        this.onStoreTopicLost = Objects.requireNonNull(onStoreTopicLost, "onStoreTopicLost");
         this.counts = new KnownTaskCounts(time, maxStalenessMs, "broker " + nodeId);
     }
 
@@ -235,6 +267,9 @@ public final class KafkaTaskCountStore implements TaskCountStore {
             return false;
         }
         try {
+            if (!checkTopic()) {
+                return false;
+            }
             if (consumer == null) {
                 open();
             }
@@ -266,14 +301,95 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         }
     }
 
-    /** Makes sure the topic exists, then creates the consumer and the producer. */
-    private void open() throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
-        Admin admin = clients.admin(settings.admin());
-        try {
-            storeTopic.ensure(admin, STEP_TIMEOUT);
-        } finally {
-            closeQuietly("admin client", () -> admin.close(CLIENT_CLOSE_TIMEOUT));
+    /**
+     * Checks the topic: the first time, creates it if missing and takes its id; later, every
+     * {@value #TOPIC_ID_CHECK_MS} ms (every round while it is missing or its end moved back),
+     * compares its id with the one read.
+     *
+     * @return false if the topic is missing: the round ends there
+     */
+    private boolean checkTopic() throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+        if (admin == null) {
+            admin = clients.admin(settings.admin());
         }
+        long now = time.milliseconds();
+        if (storeTopicId == null) {
+            storeTopic.ensure(admin, STEP_TIMEOUT);
+            storeTopicId = storeTopic.id(admin, STEP_TIMEOUT).orElse(null);
+            topicIdCheckedAtMs = now;
+            return true;
+        }
+        if (!storeTopicMissing && now - topicIdCheckedAtMs < TOPIC_ID_CHECK_MS) {
+            return true;
+        }
+        Optional<Uuid> id = storeTopic.id(admin, STEP_TIMEOUT);
+        topicIdCheckedAtMs = now;
+        if (id.isEmpty()) {
+            if (!storeTopicMissing) {
+                storeTopicMissing = true;
+                lost("was deleted", "Re-create it (kafka-topics.sh --bootstrap-server <brokers> --create --topic " + topic
+                        + " --partitions 1 --config cleanup.policy=delete --config retention.ms=-1 --config "
+                        + "retention.bytes=-1), after restoring its old records into it if you have a copy; the "
+                        + "store does not re-create it by itself, since an empty store would let brokers that start "
+                        + "later take T from today's partition counts. Do not restart brokers meanwhile: a broker "
+                        + "that starts without the topic creates it empty and loses what this one knows.");
+            }
+            return false;
+        }
+        if (id.get().equals(storeTopicId)) {
+            return true;
+        }
+        if (storeTopicMissing) {
+            log.info("Task count topic {} exists again (id {}); reading it from the beginning, then writing back the "
+                    + "task counts this broker knows", topic, id.get());
+        } else {
+            lost("was deleted and created again (id " + storeTopicId + ", now " + id.get() + ")", "Nothing to do if "
+                    + "it was deleted by mistake: this broker writes back what it knows, and so does every broker that "
+                    + "ran since before the deletion; do not restart brokers until the ERROR has been seen on all of "
+                    + "them. If you have a copy of its old records, produce them into it.");
+        }
+        storeTopicMissing = false;
+        storeTopicId = id.get();
+        storeTopic.recheck(admin, STEP_TIMEOUT);
+        return true;
+    }
+
+    /**
+     * The topic read so far is gone: hold the ids not known here, and read whatever topic of that
+     * name comes next from offset 0, with new clients.
+     */
+    private void lost(String what, String advice) {
+        storeTopicLosses.incrementAndGet();
+        try {
+            onStoreTopicLost.run();
+        } catch (RuntimeException e) {
+            log.debug("Counting the loss of the task count topic failed", e);
+        }
+        int known = counts.storeTopicLost();
+        closeReadersAndWriter();
+        log.error("Task count topic {} {}. This broker keeps the {} task counts it read and holds every other topic "
+                + "(its groups keep their targets, new partitions stay unassigned) until it has read the topic of that "
+                + "name from the beginning; then it writes back the task counts that topic lacks. {}", topic, what,
+                known, advice);
+    }
+
+    /** Drops the consumer and the producer (the admin client stays): the next round opens new ones. */
+    private void closeReadersAndWriter() {
+        Consumer<byte[], byte[]> closingConsumer = consumer;
+        consumer = null;
+        if (closingConsumer != null) {
+            closeQuietly("consumer", () -> closeConsumer(closingConsumer));
+        }
+        Producer<byte[], byte[]> closingProducer = producer;
+        producer = null;
+        if (closingProducer != null) {
+            closeQuietly("producer", () -> closingProducer.close(CLIENT_CLOSE_TIMEOUT));
+        }
+        classicTopicsRead.clear();
+    }
+
+    /** Creates the consumer, at the beginning of the topic, and the producer. */
+    private void open() {
         Consumer<byte[], byte[]> newConsumer = clients.consumer(settings.consumer());
         try {
             newConsumer.assign(List.of(storePartition));
@@ -297,10 +413,10 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, STEP_TIMEOUT);
         long storeEnd = ends.getOrDefault(storePartition, 0L);
         if (consumer.position(storePartition, STEP_TIMEOUT) > storeEnd) {
-            log.warn("Task count topic {} ends at offset {}, before what was read: it was deleted and created again. "
-                    + "Reading it from the beginning; the task counts read before stay known to this broker, but "
-                    + "brokers that restart lose them.", topic, storeEnd);
+            log.warn("Task count topic {} ends at offset {}, before what was read: it was truncated, or deleted and "
+                    + "created again. Reading it from the beginning, and checking its id now.", topic, storeEnd);
             consumer.seekToBeginning(List.of(storePartition));
+            topicIdCheckedAtMs = asOfMs - TOPIC_ID_CHECK_MS; // the next round checks the id
         }
         boolean classicRead = false;
         do {
@@ -500,15 +616,11 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     }
 
     private void closeClients() {
-        Consumer<byte[], byte[]> closingConsumer = consumer;
-        consumer = null;
-        if (closingConsumer != null) {
-            closeQuietly("consumer", () -> closeConsumer(closingConsumer));
-        }
-        Producer<byte[], byte[]> closingProducer = producer;
-        producer = null;
-        if (closingProducer != null) {
-            closeQuietly("producer", () -> closingProducer.close(CLIENT_CLOSE_TIMEOUT));
+        closeReadersAndWriter();
+        Admin closingAdmin = admin;
+        admin = null;
+        if (closingAdmin != null) {
+            closeQuietly("admin client", () -> closingAdmin.close(CLIENT_CLOSE_TIMEOUT));
         }
     }
 
@@ -585,6 +697,11 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     /** @return later records of a topic id with another T than its first, ignored */
     public long conflictingRecords() {
         return counts.conflictingRecords();
+    }
+
+    /** @return times the topic was found deleted, or deleted and re-created, while this store ran */
+    public long storeTopicLosses() {
+        return storeTopicLosses.get();
     }
 
     /** @return topic ids whose T is known here */

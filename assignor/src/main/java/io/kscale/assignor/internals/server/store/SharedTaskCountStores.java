@@ -28,13 +28,15 @@ public final class SharedTaskCountStores {
 
     /**
      * The started store for these settings: the one already running, or a new one. Returns at
-     * once; arguments as in {@link KafkaTaskCountStore#start}.
+     * once; arguments as in {@link KafkaTaskCountStore#start} (the store that runs already keeps the
+     * {@code onStoreTopicLost} it was started with).
      *
      * @throws IllegalArgumentException as {@link KafkaTaskCountStore#start}
      */
     public static KafkaTaskCountStore forSettings(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                                   String bootstrapServers, Map<String, ?> clientOverrides,
-                                                  List<String> classicLayoutTopics, Duration retryBackoff) {
+                                                  List<String> classicLayoutTopics, Duration retryBackoff,
+                                                  Runnable onStoreTopicLost) {
         StoreClientSettings clients = StoreClientSettings.derive(brokerConfigs, bootstrapServers, clientOverrides,
                 KafkaTaskCountStore.clientId(brokerConfigs));
         List<Object> key = List.of(String.valueOf(topic), replicationFactor, List.copyOf(classicLayoutTopics),
@@ -50,7 +52,7 @@ public final class SharedTaskCountStores {
                         classicLayoutTopics, clients.description(), STORES.size());
             }
             return KafkaTaskCountStore.start(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                    clientOverrides, classicLayoutTopics, retryBackoff);
+                    clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost);
         });
     }
 

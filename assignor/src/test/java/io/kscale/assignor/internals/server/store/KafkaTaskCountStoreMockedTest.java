@@ -24,6 +24,7 @@ class KafkaTaskCountStoreMockedTest {
 
     private static final Uuid ORDERS = new Uuid(0x0102030405060708L, 0x1111111111111111L);
     private static final Uuid PAYMENTS = new Uuid(0x2222222222222222L, 0x3333333333333333L);
+    private static final Uuid AUDIT = new Uuid(0x4444444444444444L, 0x5555555555555555L);
 
     private final StoreHarness harness = new StoreHarness();
     private final KafkaTaskCountStore store = harness.store;
@@ -336,6 +337,88 @@ class KafkaTaskCountStoreMockedTest {
         harness.step();
 
         assertThat(store.lookup(ORDERS)).hasToString(TaskCount.noneStored().toString());
+    }
+
+    @Test
+    void shouldReadARecreatedTopicFromTheBeginningAndWriteBackWhatItKnows() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.step();
+        assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+
+        // Deleted and created again; broker 2 recorded two topics in the new log before this broker looks.
+        harness.recreateStoreTopic();
+        harness.append(PAYMENTS, 8, 8, "broker 2");
+        harness.append(AUDIT, 3, 3, "broker 2");
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS);
+        assertThat(harness.step()).isTrue();
+
+        assertThat(harness.topicLosses).hasValue(1);
+        assertThat(store.storeTopicLosses()).isEqualTo(1);
+        assertThat(store.lookup(PAYMENTS)).as("read from offset 0 of the new log, not from the old position")
+                .hasToString(TaskCount.known(8).toString());
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(harness.written()).as("what the new log lacks is written back").containsExactly(ORDERS + " -> 4");
+        assertThat(harness.created).as("never created by the store after the first time").hasSize(0);
+    }
+
+    @Test
+    void shouldHoldUnknownTopicsWhileTheTopicIsDeletedAndNotCreateItAgain() {
+        harness.step();
+        store.propose(ORDERS, 4, 4);
+        harness.step();
+        assertThat(harness.created).hasSize(1);
+
+        harness.deleteStoreTopic();
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS);
+        assertThat(harness.step()).isFalse();
+        harness.time.sleep(1_000);
+        assertThat(harness.step()).isFalse();
+
+        assertThat(store.lookup(PAYMENTS)).as("held: it may have been recorded in the lost log")
+                .hasToString(TaskCount.notYetKnown().toString());
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(harness.created).as("the store does not create an empty store by itself").hasSize(1);
+        assertThat(harness.topicLosses).as("counted once per loss").hasValue(1);
+
+        harness.recreateStoreTopic(); // by the operator
+        assertThat(harness.step()).isTrue();
+
+        assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+        assertThat(harness.storeLog).hasSize(1);
+        assertThat(harness.written()).containsExactly(ORDERS + " -> 4", ORDERS + " -> 4");
+        assertThat(harness.topicLosses).hasValue(1);
+    }
+
+    @Test
+    void shouldAdoptTheNewLogsFirstRecordOverTheTaskCountItWritesBack() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.step();
+
+        // A broker that started after the re-creation took today's count before this one wrote back.
+        harness.recreateStoreTopic();
+        harness.append(ORDERS, 8, 8, "broker 3");
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS);
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).as("the new log's first record wins, on every broker alike")
+                .hasToString(TaskCount.known(8).toString());
+        assertThat(store.racesLost()).isEqualTo(1);
+        assertThat(harness.written()).isEmpty();
+    }
+
+    @Test
+    void shouldNotDescribeTheTopicMoreOftenThanTheCheckInterval() {
+        harness.step();
+        harness.recreateStoreTopic();
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS - 1);
+        harness.step();
+        assertThat(harness.topicLosses).hasValue(0);
+
+        harness.time.sleep(1);
+        harness.step();
+        assertThat(harness.topicLosses).hasValue(1);
     }
 
     @Test

@@ -47,6 +47,6 @@ class SharedTaskCountStoresTest {
     private static KafkaTaskCountStore store(Map<String, Object> broker, String topic) {
         return SharedTaskCountStores.forSettings(broker, topic, (short) -1, "", Map.of(),
                 List.of("kscale-assignor-layouts"),
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1), () -> { });
     }
 }

@@ -11,13 +11,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.DescribeConfigsResult;
+import org.apache.kafka.clients.admin.DescribeTopicsResult;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -30,6 +33,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.internals.KafkaFutureImpl;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -50,9 +54,11 @@ final class StoreHarness {
             "listeners", "PLAINTEXT://:9092,CONTROLLER://:9093", "controller.listener.names", "CONTROLLER");
 
     final MockTime time = new MockTime(1_700_000_000_000L);
-    final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
-    final MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
-            new ByteArraySerializer());
+    /** The store's latest consumer and producer (it makes new ones when its topic was lost). */
+    MockConsumer<byte[], byte[]> consumer;
+    MockProducer<byte[], byte[]> producer = newProducer();
+    /** What every producer of the store sent, in order. */
+    private final List<ProducerRecord<byte[], byte[]>> sent = new ArrayList<>();
     final List<ConsumerRecord<byte[], byte[]>> storeLog = new ArrayList<>();
     /** The classic layout topics' logs (one partition each), by topic. */
     final Map<String, List<ConsumerRecord<byte[], byte[]>>> classicLogs = Map.of(CLASSIC, new ArrayList<>(),
@@ -62,6 +68,8 @@ final class StoreHarness {
     final List<NewTopic> created = new ArrayList<>();
     /** Whether the store topic exists (createTopics then answers "exists"). */
     boolean topicExists;
+    /** The store topic's id while it exists. */
+    Uuid topicId = new Uuid(7, 1);
     String cleanupPolicy = "delete";
     /** What the admin client's createTopics fails with, if anything. */
     RuntimeException createFailure;
@@ -74,12 +82,48 @@ final class StoreHarness {
         this(PLAINTEXT_BROKER, Map.of(), List.of(CLASSIC));
     }
 
+    /** The classic layout topics that exist. */
+    private final List<String> classicTopicsCreated = new ArrayList<>();
+    /** How often the store reported its topic lost. */
+    final AtomicInteger topicLosses = new AtomicInteger();
+
     StoreHarness(Map<String, ?> brokerConfigs, Map<String, ?> overrides, List<String> classicTopics) {
-        consumer.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
-        consumer.updateBeginningOffsets(Map.of(STORE, 0L, classic(CLASSIC), 0L, classic(CLASSIC_OTHER), 0L));
-        updateEndOffsets();
+        consumer = newConsumer();
         store = new KafkaTaskCountStore(brokerConfigs, TOPIC, (short) -1, "", overrides, classicTopics,
-                Duration.ofSeconds(1), new MockClients(), time, KafkaTaskCountStore.MAX_STALENESS_MS);
+                Duration.ofSeconds(1), topicLosses::incrementAndGet, new MockClients(), time,
+                KafkaTaskCountStore.MAX_STALENESS_MS);
+    }
+
+    private MockConsumer<byte[], byte[]> newConsumer() {
+        MockConsumer<byte[], byte[]> fresh = new MockConsumer<>("earliest");
+        fresh.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+        for (String classicTopic : classicTopicsCreated) {
+            fresh.updatePartitions(classicTopic, List.of(new PartitionInfo(classicTopic, 0, null, null, null)));
+        }
+        fresh.updateBeginningOffsets(Map.of(STORE, 0L, classic(CLASSIC), 0L, classic(CLASSIC_OTHER), 0L));
+        consumer = fresh;
+        updateEndOffsets();
+        storeDelivered = 0;
+        classicDelivered.clear();
+        fresh.schedulePollTask(this::deliver); // made during a round: that round's task went to the closed one
+        return fresh;
+    }
+
+    private static MockProducer<byte[], byte[]> newProducer() {
+        return new MockProducer<>(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** Deletes the store topic: its log is gone, and describing it answers "unknown topic". */
+    void deleteStoreTopic() {
+        topicExists = false;
+        storeLog.clear();
+    }
+
+    /** Creates the store topic again (by an operator, or by another broker that started): a new id, an empty log. */
+    void recreateStoreTopic() {
+        deleteStoreTopic();
+        topicExists = true;
+        topicId = new Uuid(topicId.getMostSignificantBits() + 1, 1);
     }
 
     /** The classic layout topic exists from now on. */
@@ -89,6 +133,7 @@ final class StoreHarness {
 
     /** This classic layout topic exists from now on. */
     void createClassicTopic(String classicTopic) {
+        classicTopicsCreated.add(classicTopic);
         consumer.updatePartitions(classicTopic, List.of(new PartitionInfo(classicTopic, 0, null, null, null)));
     }
 
@@ -107,11 +152,14 @@ final class StoreHarness {
         updateEndOffsets();
         consumer.schedulePollTask(this::deliver);
         boolean completed = store.step();
-        List<ProducerRecord<byte[], byte[]>> sent = producer.history();
-        for (ProducerRecord<byte[], byte[]> record : sent.subList(producerAppended, sent.size())) {
-            appendRaw(record.key(), record.value());
+        List<ProducerRecord<byte[], byte[]>> history = producer.history();
+        for (ProducerRecord<byte[], byte[]> record : history.subList(producerAppended, history.size())) {
+            sent.add(record);
+            if (topicExists) {
+                appendRaw(record.key(), record.value());
+            }
         }
-        producerAppended = sent.size();
+        producerAppended = history.size();
         return completed;
     }
 
@@ -160,7 +208,7 @@ final class StoreHarness {
     /** @return the task counts the store sent, as "topic id -> T" */
     List<String> written() {
         List<String> written = new ArrayList<>();
-        for (ProducerRecord<byte[], byte[]> record : producer.history()) {
+        for (ProducerRecord<byte[], byte[]> record : sent) {
             written.add(TaskCountRecord.topicId(record.key()).orElseThrow() + " -> "
                     + TaskCountRecord.decode(record.value()).orElseThrow().taskCount());
         }
@@ -171,12 +219,16 @@ final class StoreHarness {
         @Override
         public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
             clientsCreated.incrementAndGet();
-            return consumer;
+            return consumer.closed() ? newConsumer() : consumer;
         }
 
         @Override
         public Producer<byte[], byte[]> producer(Map<String, Object> settings) {
             clientsCreated.incrementAndGet();
+            if (producer.closed()) {
+                producer = newProducer();
+                producerAppended = 0;
+            }
             return producer;
         }
 
@@ -211,6 +263,14 @@ final class StoreHarness {
                                 Config config = new Config(List.of(new ConfigEntry("cleanup.policy", cleanupPolicy),
                                         new ConfigEntry("retention.ms", "-1"), new ConfigEntry("retention.bytes", "-1")));
                                 return new DescribeConfigsResult(Map.of(resource, KafkaFuture.completedFuture(config))) { };
+                            case "describeTopics":
+                                KafkaFutureImpl<TopicDescription> description = new KafkaFutureImpl<>();
+                                if (topicExists) {
+                                    description.complete(new TopicDescription(TOPIC, false, List.of(), Set.of(), topicId));
+                                } else {
+                                    description.completeExceptionally(new UnknownTopicOrPartitionException(TOPIC));
+                                }
+                                return new DescribeTopicsResult(null, Map.of(TOPIC, description)) { };
                             case "close":
                                 return null;
                             default:
