@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.server.store;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.server.TaskCountStore;
+import io.kscale.assignor.internals.store.StoreClients;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,8 +21,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
@@ -114,7 +113,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     private final List<String> classicTopics;
     private final StoreClientSettings settings;
     private final StoreTopic storeTopic;
-    private final Clients clients;
+    private final StoreClients clients;
     private final Time time;
     private final Duration retryBackoff;
     private final KnownTaskCounts counts;
@@ -171,7 +170,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
                                             List<String> classicLayoutTopics, Duration retryBackoff,
                                             Runnable onStoreTopicLost) {
         KafkaTaskCountStore store = new KafkaTaskCountStore(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost, Clients.KAFKA, Time.SYSTEM,
+                clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost, StoreClients.KAFKA, Time.SYSTEM,
                 MAX_STALENESS_MS);
         store.startThread();
         return store;
@@ -180,7 +179,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     /** As {@link #start}, without starting the thread: tests call {@link #step()} themselves. */
     KafkaTaskCountStore(Map<String, ?> brokerConfigs, String topic, short replicationFactor, String bootstrapServers,
                         Map<String, ?> clientOverrides, List<String> classicLayoutTopics, Duration retryBackoff,
-                        Runnable onStoreTopicLost, Clients clients, Time time, long maxStalenessMs) {
+                        Runnable onStoreTopicLost, StoreClients clients, Time time, long maxStalenessMs) {
         Objects.requireNonNull(brokerConfigs, "brokerConfigs");
         Objects.requireNonNull(clientOverrides, "clientOverrides");
         if (topic == null || !TopicLayout.isLegalName(topic)) {
@@ -717,32 +716,5 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     @Override
     public String toString() {
         return "KafkaTaskCountStore(topic " + topic + ")";
-    }
-
-    /** Creates the store's clients: Kafka's, or mocks in tests. */
-    interface Clients {
-
-        Clients KAFKA = new Clients() {
-            @Override
-            public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
-                return new KafkaConsumer<>(settings);
-            }
-
-            @Override
-            public Producer<byte[], byte[]> producer(Map<String, Object> settings) {
-                return new KafkaProducer<>(settings);
-            }
-
-            @Override
-            public Admin admin(Map<String, Object> settings) {
-                return Admin.create(settings);
-            }
-        };
-
-        Consumer<byte[], byte[]> consumer(Map<String, Object> settings);
-
-        Producer<byte[], byte[]> producer(Map<String, Object> settings);
-
-        Admin admin(Map<String, Object> settings);
     }
 }

@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.server.store;
 import io.kscale.assignor.MockTime;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
+import io.kscale.assignor.internals.store.StoreClients;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -215,7 +216,7 @@ final class StoreHarness {
         return written;
     }
 
-    private final class MockClients implements KafkaTaskCountStore.Clients {
+    private final class MockClients implements StoreClients {
         @Override
         public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
             clientsCreated.incrementAndGet();
