@@ -71,13 +71,20 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
     private volatile Map<String, ?> brokerConfigs = Map.of();
     private volatile TaskCountStore store;
     private volatile boolean closed;
-    /** When starting the store last failed (of the nano clock), so that the next attempt waits the retry backoff. */
+    /** The longest wait between two attempts to start the store. */
+    static final long MAX_START_BACKOFF_NANOS = java.time.Duration.ofSeconds(60).toNanos();
+    /** When starting the store last failed (of the nano clock), so that the next attempt waits the backoff. */
     private long failedAt;
-    private boolean failed;
+    /** Attempts to start the store that failed in a row; the backoff doubles with each. */
+    private int failures;
 
     /** Creates the assignor; the broker does, from {@code group.consumer.assignors}. */
     public KeyPreservingServerAssignor() {
-        this(KeyPreservingServerAssignor::sharedStore, false, ServerAssignorState.shared(), System::nanoTime);
+        this(ServerAssignorState.shared());
+    }
+
+    private KeyPreservingServerAssignor(ServerAssignorState state) {
+        this((brokerConfigs, config) -> sharedStore(brokerConfigs, config, state), false, state, System::nanoTime);
     }
 
     /**
@@ -101,10 +108,11 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
     }
 
     /** The JVM's store for these settings ({@link SharedTaskCountStores}): one thread and one set of clients per broker. */
-    private static TaskCountStore sharedStore(Map<String, ?> brokerConfigs, KeyPreservingServerAssignorConfig config) {
+    private static TaskCountStore sharedStore(Map<String, ?> brokerConfigs, KeyPreservingServerAssignorConfig config,
+                                              ServerAssignorState state) {
         return SharedTaskCountStores.forSettings(brokerConfigs, config.storeTopic(), config.replicationFactor(),
-                String.join(",", config.bootstrapServers()), config.clientOverrides(), config.classicLayoutTopic(),
-                config.retryBackoff());
+                String.join(",", config.bootstrapServers()), config.clientOverrides(), config.classicLayoutTopics(),
+                config.retryBackoff(), () -> state.metrics().storeTopicLost());
     }
 
     @Override
@@ -175,22 +183,54 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
                 config = settings;
                 log.warn("{} was not configured before its first assignment; using the default settings", NAME);
             }
-            if (failed && nanoClock.getAsLong() - failedAt < settings.retryBackoff().toNanos()) {
+            if (failures > 0 && nanoClock.getAsLong() - failedAt < startBackoffNanos(settings)) {
                 return NOT_STARTED;
             }
             try {
                 store = Objects.requireNonNull(storeFactory.apply(brokerConfigs, settings), "the store factory returned null");
-                log.info("{} started its task count store: {}", NAME, settings);
+                log.info("{} started its task count store{}: {}", NAME,
+                        failures == 0 ? "" : " after " + failures + " failed attempts", settings);
                 return store;
-            } catch (RuntimeException e) {
-                failed = true;
-                failedAt = nanoClock.getAsLong();
-                log.error("{} could not start its task count store; topics are held (members keep their partitions, "
-                        + "new partitions stay unassigned) until it starts; next attempt in {} ms at the earliest", NAME,
-                        settings.retryBackoff().toMillis(), e);
+            } catch (RuntimeException | LinkageError | OutOfMemoryError e) {
+                // LinkageError: a client class missing from the broker's classpath; OutOfMemoryError:
+                // no thread could be made. Neither may fail the group: it is held as by a store that
+                // has not loaded yet.
+                onStartFailed(settings, e);
                 return NOT_STARTED;
             }
         }
+    }
+
+    /**
+     * A store that cannot start degrades like one that has not loaded: every topic is held (its
+     * T may be stored), members keep their partitions, new partitions stay unassigned, and no
+     * group fails. One ERROR for the first failure, the later ones at DEBUG (each counted), so that
+     * a broker whose settings are wrong does not log on every assignment; attempts wait a backoff
+     * that doubles from the retry backoff up to a minute.
+     */
+    private void onStartFailed(KeyPreservingServerAssignorConfig settings, Throwable e) {
+        failures++;
+        failedAt = nanoClock.getAsLong();
+        state.metrics().storeStartFailed();
+        long nextMs = startBackoffNanos(settings) / 1_000_000;
+        if (failures == 1) {
+            log.error("{} could not start its task count store; every topic is held (members keep their partitions, "
+                    + "new partitions stay unassigned) until it starts. Retrying with a backoff from {} ms up to {} s; "
+                    + "later failures are logged at DEBUG and counted in store-start-failures-total", NAME, nextMs,
+                    MAX_START_BACKOFF_NANOS / 1_000_000_000L, e);
+        } else {
+            log.debug("{} could not start its task count store (attempt {}); next attempt in {} ms", NAME, failures,
+                    nextMs, e);
+        }
+    }
+
+    /** @return the wait after the latest failed start: the retry backoff, doubled per further failure, at most a minute */
+    private long startBackoffNanos(KeyPreservingServerAssignorConfig settings) {
+        long backoff = settings.retryBackoff().toNanos();
+        for (int i = 1; i < failures && backoff < MAX_START_BACKOFF_NANOS; i++) {
+            backoff *= 2;
+        }
+        return Math.min(backoff, Math.max(MAX_START_BACKOFF_NANOS, settings.retryBackoff().toNanos()));
     }
 
     /**

@@ -44,8 +44,9 @@ public final class KeyPreservingServerAssignorConfig {
     public static final String STORE_TOPIC_DEFAULT = "kscale-task-counts";
     private static final String STORE_TOPIC_DOC = "Name of the topic that holds the task count T of every topic id "
             + "the assignor has placed, shared by every group on the cluster: an append-only log (not compacted: the "
-            + "first record of a topic id is its T forever). Created by the assignor on first use. Set it alike on "
-            + "every broker, and never delete it.";
+            + "first record of a topic id is its T forever). Created by the assignor on first use, never again by a "
+            + "broker that has read it: if it is deleted, brokers hold the topics whose T they do not know and log an "
+            + "ERROR that says how to re-create it. Set it alike on every broker, and never delete it.";
 
     /** Replication factor of the store topic when the assignor creates it. */
     public static final String STORE_REPLICATION_FACTOR_CONFIG = "kscale.server.assignor.store.replication.factor";
@@ -60,14 +61,17 @@ public final class KeyPreservingServerAssignorConfig {
             + "Empty: this broker's own inter-broker listener, with that listener's security protocol unless "
             + STORE_CLIENT_PREFIX + "security.protocol says otherwise.";
 
-    /** The classic assignor's layout store, read once to carry T over when groups migrate. */
-    public static final String CLASSIC_LAYOUT_TOPIC_CONFIG = "kscale.server.assignor.classic.layout.topic";
-    public static final String CLASSIC_LAYOUT_TOPIC_DEFAULT = "kscale-assignor-layouts";
-    private static final String CLASSIC_LAYOUT_TOPIC_DOC = "The layout store topic of the client-side "
-            + "KeyPreservingAssignor (its kscale.assignor.layout.store.topic). Read once, when the store loads, so "
-            + "that a topic a classic group already expanded keeps its T when the group moves to "
-            + "group.protocol=consumer. Empty: no such seeding, T of a topic new to this assignor is its partition "
-            + "count.";
+    /** The classic assignor's layout store topics, read to carry T over when groups migrate. */
+    public static final String CLASSIC_LAYOUT_TOPICS_CONFIG = "kscale.server.assignor.classic.layout.topics";
+    public static final String CLASSIC_LAYOUT_TOPICS_DEFAULT = "kscale-assignor-layouts";
+    /** The most topics {@value #CLASSIC_LAYOUT_TOPICS_CONFIG} may list: each is read by every broker. */
+    public static final int MAX_CLASSIC_LAYOUT_TOPICS = 100;
+    private static final String CLASSIC_LAYOUT_TOPICS_DOC = "The layout store topics of the client-side "
+            + "KeyPreservingAssignor (the default kscale-assignor-layouts, and the kscale.assignor.layout.store.topic "
+            + "of every group that sets its own). The store reads them all and keeps reading them, so that a topic a "
+            + "classic group already expanded keeps its T when the group moves to group.protocol=consumer; when "
+            + "groups disagree on a topic's T, the smallest wins. A listed topic that does not exist yet is read once "
+            + "it does. Empty: no such seeding, T of a topic new to this assignor is its partition count.";
 
     /** Pause between attempts when the store cannot be read or written. */
     public static final String STORE_RETRY_BACKOFF_MS_CONFIG = "kscale.server.assignor.store.retry.backoff.ms";
@@ -87,8 +91,9 @@ public final class KeyPreservingServerAssignorConfig {
             .define(STORE_BOOTSTRAP_SERVERS_CONFIG, Type.LIST, STORE_BOOTSTRAP_SERVERS_DEFAULT,
                     new HostPortsValidator(),
                     Importance.MEDIUM, STORE_BOOTSTRAP_SERVERS_DOC, GROUP, 2, Width.LONG, "Store bootstrap servers")
-            .define(CLASSIC_LAYOUT_TOPIC_CONFIG, Type.STRING, CLASSIC_LAYOUT_TOPIC_DEFAULT, StoreSettingValidators.topicNameOrEmpty(),
-                    Importance.MEDIUM, CLASSIC_LAYOUT_TOPIC_DOC, GROUP, 3, Width.MEDIUM, "Classic layout topic")
+            .define(CLASSIC_LAYOUT_TOPICS_CONFIG, Type.LIST, CLASSIC_LAYOUT_TOPICS_DEFAULT,
+                    StoreSettingValidators.topicNames(MAX_CLASSIC_LAYOUT_TOPICS),
+                    Importance.MEDIUM, CLASSIC_LAYOUT_TOPICS_DOC, GROUP, 3, Width.LONG, "Classic layout topics")
             .define(STORE_RETRY_BACKOFF_MS_CONFIG, Type.LONG, STORE_RETRY_BACKOFF_MS_DEFAULT,
                     Range.between(100L, 60_000L),
                     Importance.LOW, STORE_RETRY_BACKOFF_MS_DOC, GROUP, 4, Width.SHORT, "Store retry backoff");
@@ -96,7 +101,7 @@ public final class KeyPreservingServerAssignorConfig {
     private final String storeTopic;
     private final short replicationFactor;
     private final List<String> bootstrapServers;
-    private final String classicLayoutTopic;
+    private final List<String> classicLayoutTopics;
     private final Duration retryBackoff;
     private final Map<String, Object> clientOverrides;
 
@@ -114,7 +119,9 @@ public final class KeyPreservingServerAssignorConfig {
         @SuppressWarnings("unchecked")
         List<String> servers = (List<String>) parsed.get(STORE_BOOTSTRAP_SERVERS_CONFIG);
         this.bootstrapServers = List.copyOf(servers);
-        this.classicLayoutTopic = ((String) parsed.get(CLASSIC_LAYOUT_TOPIC_CONFIG)).trim();
+        @SuppressWarnings("unchecked")
+        List<String> classic = (List<String>) parsed.get(CLASSIC_LAYOUT_TOPICS_CONFIG);
+        this.classicLayoutTopics = List.copyOf(classic);
         this.retryBackoff = Duration.ofMillis((Long) parsed.get(STORE_RETRY_BACKOFF_MS_CONFIG));
         Map<String, Object> overrides = new TreeMap<>();
         props.forEach((key, value) -> {
@@ -145,9 +152,9 @@ public final class KeyPreservingServerAssignorConfig {
         return bootstrapServers;
     }
 
-    /** @return the value of {@value #CLASSIC_LAYOUT_TOPIC_CONFIG}; empty: no seeding from the classic store */
-    public String classicLayoutTopic() {
-        return classicLayoutTopic;
+    /** @return the value of {@value #CLASSIC_LAYOUT_TOPICS_CONFIG}, distinct names; empty: no seeding from the classic stores */
+    public List<String> classicLayoutTopics() {
+        return classicLayoutTopics;
     }
 
     /** @return the value of {@value #STORE_RETRY_BACKOFF_MS_CONFIG} */
@@ -167,8 +174,8 @@ public final class KeyPreservingServerAssignorConfig {
     public String toString() {
         // Client overrides may hold secrets (sasl.jaas.config, ssl passwords): only their keys are shown.
         return STORE_TOPIC_CONFIG + "=" + storeTopic + ", " + STORE_REPLICATION_FACTOR_CONFIG + "=" + replicationFactor
-                + ", " + STORE_BOOTSTRAP_SERVERS_CONFIG + "=" + bootstrapServers + ", " + CLASSIC_LAYOUT_TOPIC_CONFIG
-                + "=" + classicLayoutTopic + ", " + STORE_RETRY_BACKOFF_MS_CONFIG + "=" + retryBackoff.toMillis()
+                + ", " + STORE_BOOTSTRAP_SERVERS_CONFIG + "=" + bootstrapServers + ", " + CLASSIC_LAYOUT_TOPICS_CONFIG
+                + "=" + classicLayoutTopics + ", " + STORE_RETRY_BACKOFF_MS_CONFIG + "=" + retryBackoff.toMillis()
                 + ", " + STORE_CLIENT_PREFIX + "* keys=" + clientOverrides.keySet();
     }
 

@@ -18,7 +18,7 @@ class KeyPreservingServerAssignorConfigTest {
         assertThat(config.storeTopic()).isEqualTo("kscale-task-counts");
         assertThat(config.replicationFactor()).isEqualTo((short) -1);
         assertThat(config.bootstrapServers()).isEmpty();
-        assertThat(config.classicLayoutTopic()).isEqualTo("kscale-assignor-layouts");
+        assertThat(config.classicLayoutTopics()).containsExactly("kscale-assignor-layouts");
         assertThat(config.retryBackoff()).isEqualTo(Duration.ofSeconds(1));
         assertThat(config.clientOverrides()).isEmpty();
     }
@@ -42,9 +42,30 @@ class KeyPreservingServerAssignorConfigTest {
     }
 
     @Test
-    void shouldAcceptAnEmptyClassicLayoutTopicToTurnSeedingOff() {
+    void shouldAcceptAnEmptyClassicLayoutTopicListToTurnSeedingOff() {
         assertThat(new KeyPreservingServerAssignorConfig(Map.of(
-                KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPIC_CONFIG, "")).classicLayoutTopic()).isEmpty();
+                KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPICS_CONFIG, "")).classicLayoutTopics()).isEmpty();
+    }
+
+    @Test
+    void shouldParseSeveralClassicLayoutTopics() {
+        assertThat(new KeyPreservingServerAssignorConfig(Map.of(
+                KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPICS_CONFIG, "kscale-assignor-layouts, team-b.layouts"))
+                .classicLayoutTopics()).containsExactly("kscale-assignor-layouts", "team-b.layouts");
+    }
+
+    @Test
+    void shouldRejectMoreClassicLayoutTopicsThanTheBoundOrOneListedTwice() {
+        String tooMany = String.join(",", java.util.stream.IntStream.rangeClosed(0, 100)
+                .mapToObj(i -> "layouts-" + i).toArray(String[]::new));
+        assertThatThrownBy(() -> new KeyPreservingServerAssignorConfig(Map.of(
+                KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPICS_CONFIG, tooMany)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPICS_CONFIG)
+                .hasMessageContaining("up to 100").hasMessageContaining("it lists 101");
+        assertThatThrownBy(() -> new KeyPreservingServerAssignorConfig(Map.of(
+                KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPICS_CONFIG, "a,b,a")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("'a' is listed twice");
     }
 
     @Test
@@ -60,7 +81,7 @@ class KeyPreservingServerAssignorConfigTest {
                 KeyPreservingServerAssignorConfig.STORE_TOPIC_CONFIG, "no spaces",
                 KeyPreservingServerAssignorConfig.STORE_REPLICATION_FACTOR_CONFIG, "0",
                 KeyPreservingServerAssignorConfig.STORE_BOOTSTRAP_SERVERS_CONFIG, "localhost",
-                KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPIC_CONFIG, "a/b",
+                KeyPreservingServerAssignorConfig.CLASSIC_LAYOUT_TOPICS_CONFIG, "a/b",
                 KeyPreservingServerAssignorConfig.STORE_RETRY_BACKOFF_MS_CONFIG, "60001");
         bad.forEach((key, value) -> assertThatThrownBy(() -> new KeyPreservingServerAssignorConfig(Map.of(key, value)))
                 .as(key).isInstanceOf(ConfigException.class).hasMessageContaining(key).hasMessageContaining(value));

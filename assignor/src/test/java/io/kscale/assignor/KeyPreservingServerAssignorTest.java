@@ -109,6 +109,40 @@ class KeyPreservingServerAssignorTest {
     }
 
     @Test
+    void shouldHoldEveryTopicWithoutFailingTheGroupWhileTheStoreCannotStartAndBackOffMoreEachTime() {
+        int[] attempts = {0};
+        long[] now = {0};
+        ServerAssignorState state = ServerAssignorState.detached();
+        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor((brokerConfigs, config) -> {
+            attempts[0]++;
+            throw new NoClassDefFoundError("org/apache/kafka/clients/admin/Admin");
+        }, true, state, () -> now[0]);
+        assignor.configure(Map.of(KeyPreservingServerAssignorConfig.STORE_RETRY_BACKOFF_MS_CONFIG, "100"));
+        Uuid payments = new Uuid(8, 8);
+        // m0 holds orders 0-3 and payments 0; orders grew to 8, payments to 2, and m1 joined.
+        TestGroup group = new TestGroup().topic(ORDERS, 8).topic(payments, 2)
+                .member("m0", ORDERS, payments).member("m1", ORDERS, payments)
+                .target("m0", Map.of(ORDERS, Set.of(0, 1, 2, 3), payments, Set.of(0)));
+
+        GroupAssignment held = assignor.assign(group.spec(), group.describer());
+
+        assertThat(held.members().get("m0").partitions())
+                .isEqualTo(Map.of(ORDERS, Set.of(0, 1, 2, 3), payments, Set.of(0)));
+        assertThat(held.members().get("m1").partitions()).isEmpty();
+        assertThat(state.metrics().assignmentFallbacksTotal()).as("held, not fallen back").isZero();
+        assertThat(state.metrics().storeStartFailuresTotal()).isEqualTo(1);
+        for (long waited : new long[] {100, 200, 400}) {
+            now[0] += waited * 1_000_000L - 1;
+            assignor.assign(group.spec(), group.describer());
+            assertThat(attempts[0]).as("not before " + waited + " ms").isEqualTo(state.metrics().storeStartFailuresTotal());
+            now[0] += 1;
+            assignor.assign(group.spec(), group.describer());
+        }
+        assertThat(attempts[0]).isEqualTo(4);
+        assertThat(state.metrics().storeStartFailuresTotal()).isEqualTo(4);
+    }
+
+    @Test
     void shouldRetryAStoreThatFailedToStartAfterTheBackoff() {
         int[] attempts = {0};
         long[] now = {0};

@@ -5,6 +5,7 @@ import io.kscale.assignor.internals.store.Deadline;
 import io.kscale.assignor.internals.store.KafkaLayoutStore;
 import io.kscale.assignor.internals.store.LayoutPersistence;
 import io.kscale.assignor.internals.store.LayoutStore;
+import io.kscale.assignor.internals.store.StoreClients;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -219,7 +220,7 @@ public final class LayoutStoreCostHarness {
     }
 
     /** The layout topic, shared by many groups, over a MockConsumer that every store of it reads. */
-    private static final class GrowingTopic implements KafkaLayoutStore.Clients {
+    private static final class GrowingTopic implements StoreClients {
         private static final TopicPartition PARTITION = new TopicPartition("kscale-assignor-layouts", 0);
         private final List<ConsumerRecord<byte[], byte[]>> records = new java.util.ArrayList<>();
         private final byte[] value = KafkaLayoutStore.recordValue(GroupLayout.of(1,

@@ -18,8 +18,8 @@ import org.apache.kafka.common.utils.Time;
  *
  * <p>In JMX as {@code kscale.server:type=key-preserving-server-assignor} ({@link #registered}),
  * attributes {@code assignments-total}, {@code assignment-fallbacks-total},
- * {@code assign-time-ms-total}, {@code assign-time-ms-last}, {@code assign-time-ms-max} and
- * {@code held-topics}. Why a registry of our own: Kafka 4.4 gives broker-side assignors no
+ * {@code assign-time-ms-total}, {@code assign-time-ms-last}, {@code assign-time-ms-max},
+ * {@code held-topics}, {@code store-topic-losses-total} and {@code store-start-failures-total}. Why a registry of our own: Kafka 4.4 gives broker-side assignors no
  * metrics registry (no {@code Monitorable} for them) and creates an assignor for every copy of
  * its configuration, so one registry per JVM, made on the first assignment, serves the one
  * instance that assigns. It lives as long as the broker (Kafka closes no assignor).
@@ -31,6 +31,8 @@ public final class ServerAssignorMetrics {
 
     private final LongAdder assignments = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
+    private final LongAdder storeTopicLosses = new LongAdder();
+    private final LongAdder storeStartFailures = new LongAdder();
     private final LongAdder assignTimeNanos = new LongAdder();
     private final AtomicLong lastAssignTimeNanos = new AtomicLong();
     private final AtomicLong maxAssignTimeNanos = new AtomicLong();
@@ -64,6 +66,10 @@ public final class ServerAssignorMetrics {
                 () -> metrics.assignTimeMaxNanos() / 1_000_000);
         metrics.register(registry, "held-topics", "topic ids held because their task count is not known yet",
                 metrics::heldTopics);
+        metrics.register(registry, "store-topic-losses-total", "times the task count topic was found deleted, or "
+                + "deleted and re-created, while the broker ran (logged at ERROR)", metrics::storeTopicLossesTotal);
+        metrics.register(registry, "store-start-failures-total", "attempts to start the task count store that failed "
+                + "(the first logged at ERROR; meanwhile every topic is held)", metrics::storeStartFailuresTotal);
         return metrics;
     }
 
@@ -82,6 +88,26 @@ public final class ServerAssignorMetrics {
     /** Counts an assignment that fell back to the current targets after an unexpected failure. */
     void assignmentFellBack() {
         fallbacks.increment();
+    }
+
+    /** Counts a task count topic found deleted, or deleted and re-created, by the store. */
+    public void storeTopicLost() {
+        storeTopicLosses.increment();
+    }
+
+    /** @return times the task count topic was found deleted, or deleted and re-created */
+    public long storeTopicLossesTotal() {
+        return storeTopicLosses.sum();
+    }
+
+    /** Counts an attempt to start the task count store that failed. */
+    public void storeStartFailed() {
+        storeStartFailures.increment();
+    }
+
+    /** @return attempts to start the task count store that failed */
+    public long storeStartFailuresTotal() {
+        return storeStartFailures.sum();
     }
 
     /** @return {@code assign()} calls so far */

@@ -31,8 +31,6 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -49,8 +47,6 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -155,7 +151,7 @@ public final class KafkaLayoutStore implements LayoutStore {
     private final Duration timeout;
     private final Map<String, Object> adminSettings;
     private final Map<String, Object> producerSettings;
-    private final Clients clients;
+    private final StoreClients clients;
     private final Time time;
     private final StoreAdvice advice;
     private final LayoutTopicReader reader;
@@ -185,12 +181,12 @@ public final class KafkaLayoutStore implements LayoutStore {
      */
     public KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
                      Map<String, ?> consumerConfigs, StoreAdvice advice) {
-        this(groupId, topic, replicationFactor, timeout, consumerConfigs, advice, Clients.KAFKA, Time.SYSTEM);
+        this(groupId, topic, replicationFactor, timeout, consumerConfigs, advice, StoreClients.KAFKA, Time.SYSTEM);
     }
 
     /** As above, with the clients and the clock given (tests: mock clients). */
     public KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
-                     Map<String, ?> consumerConfigs, StoreAdvice advice, Clients clients, Time time) {
+                     Map<String, ?> consumerConfigs, StoreAdvice advice, StoreClients clients, Time time) {
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(timeout, "timeout");
@@ -515,13 +511,7 @@ public final class KafkaLayoutStore implements LayoutStore {
      *     serializers, {@code acks=all} and idempotence
      */
     public static Map<String, Object> producerSettings(Map<String, ?> consumerConfigs) {
-        Map<String, Object> settings = connectionSettings(consumerConfigs, ProducerConfig.configNames());
-        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        settings.put(ProducerConfig.ACKS_CONFIG, "all");
-        settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        settings.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        return settings;
+        return StoreClients.withProducerDefaults(connectionSettings(consumerConfigs, ProducerConfig.configNames()));
     }
 
     /**
@@ -532,13 +522,7 @@ public final class KafkaLayoutStore implements LayoutStore {
      *     deserializers, no group and no auto commit or topic creation
      */
     public static Map<String, Object> consumerSettings(Map<String, ?> consumerConfigs) {
-        Map<String, Object> settings = connectionSettings(consumerConfigs, ConsumerConfig.configNames());
-        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        settings.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        return settings;
+        return StoreClients.withConsumerDefaults(connectionSettings(consumerConfigs, ConsumerConfig.configNames()));
     }
 
     /**
@@ -650,32 +634,5 @@ public final class KafkaLayoutStore implements LayoutStore {
     @Override
     public String toString() {
         return "KafkaLayoutStore(topic " + topic + ", group " + groupId + ")";
-    }
-
-    /** Creates the store's clients: Kafka's, or mocks in tests. */
-    public interface Clients {
-
-        Clients KAFKA = new Clients() {
-            @Override
-            public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
-                return new KafkaConsumer<>(settings);
-            }
-
-            @Override
-            public Producer<byte[], byte[]> producer(Map<String, Object> settings) {
-                return new KafkaProducer<>(settings);
-            }
-
-            @Override
-            public Admin admin(Map<String, Object> settings) {
-                return Admin.create(settings);
-            }
-        };
-
-        public Consumer<byte[], byte[]> consumer(Map<String, Object> settings);
-
-        public Producer<byte[], byte[]> producer(Map<String, Object> settings);
-
-        public Admin admin(Map<String, Object> settings);
     }
 }

@@ -1,6 +1,9 @@
 package io.kscale.assignor.internals.store;
 
 import io.kscale.assignor.internals.layout.TopicLayout;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
@@ -22,6 +25,15 @@ public final class StoreSettingValidators {
     /** @return a validator that accepts a legal Kafka topic name, or the empty string (a disabled topic) */
     public static ConfigDef.Validator topicNameOrEmpty() {
         return new TopicName(true);
+    }
+
+    /**
+     * @param max the most names the list may hold
+     * @return a validator of a LIST setting that accepts up to {@code max} distinct legal topic
+     *     names, or none
+     */
+    public static ConfigDef.Validator topicNames(int max) {
+        return new TopicNames(max);
     }
 
     /** @return a validator that accepts -1 (the broker's default) or a factor of at least 1 */
@@ -52,6 +64,38 @@ public final class StoreSettingValidators {
         @Override
         public String toString() {
             return emptyAllowed ? "a legal topic name, or empty" : "a legal topic name";
+        }
+    }
+
+    private static final class TopicNames implements ConfigDef.Validator {
+        private final int max;
+
+        TopicNames(int max) {
+            this.max = max;
+        }
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> topics = (List<String>) value;
+            if (topics.size() > max) {
+                throw new ConfigException(name, value, "must be " + this + "; it lists " + topics.size());
+            }
+            Set<String> seen = new HashSet<>();
+            for (String topic : topics) {
+                if (topic == null || !TopicLayout.isLegalName(topic)) {
+                    throw new ConfigException(name, value, "must be " + this + ", and '" + topic + "' is not one: "
+                            + "1 to " + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]");
+                }
+                if (!seen.add(topic)) {
+                    throw new ConfigException(name, value, "must be " + this + ", and '" + topic + "' is listed twice");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "up to " + max + " distinct legal topic names, comma-separated, or empty";
         }
     }
 

@@ -211,7 +211,7 @@ class KafkaLayoutStoreMockedTest {
     }
 
     /** The mock consumer, a mock producer that acks at once, and an admin client for which the topic exists. */
-    private final class MockClients implements KafkaLayoutStore.Clients {
+    private final class MockClients implements StoreClients {
         @Override
         public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
             consumersCreated.incrementAndGet();

@@ -23,19 +23,21 @@ import org.slf4j.LoggerFactory;
  * topic id fingerprint, to seed the broker side when a group migrates to {@code
  * group.protocol=consumer} (issue 18, "Migration from the classic assignor keeps T").
  *
- * <p>The classic layout topic is compacted and holds one record per group: key the group id,
+ * <p>A classic layout topic is compacted and holds one record per group: key the group id,
  * value the {@link LayoutCodec} form of its {@link GroupLayout}, whose topics carry the 64-bit
- * fingerprint {@code msb ^ lsb} of their topic id. This class keeps each group's newest layout
- * (a tombstone removes the group) and derives, per fingerprint, the T to seed with. Topics without
+ * fingerprint {@code msb ^ lsb} of their topic id. There may be several such topics (groups that
+ * set their own {@code kscale.assignor.layout.store.topic}); this class keeps each group's newest
+ * layout per topic (a tombstone removes the group from that topic only) and derives, per
+ * fingerprint, the T to seed with from all of them. Topics without
  * a fingerprint (layouts made before topic ids) and provisional topics (never stored by the classic
  * side either) give no seed. A value that does not decode is logged once and ignored: the group's
  * previous layout, if any, stays.
  *
- * <p><b>When groups disagree</b> on a topic's T (say {@code g1} started at 4 partitions and kept
+ * <p><b>When groups disagree</b> on a topic's T, whether their layouts live in one topic or in several, (say {@code g1} started at 4 partitions and kept
  * T=4, {@code g2} started after the doubling to 8 and has T=8), the broker side can keep only one,
  * since it keeps T per topic id for every group: the smallest T wins, and a WARN names the groups
- * and their counts. Why the smallest: it is the rule every broker reaches from the same layouts
- * whatever their read order, and the smaller T is usually the older group's (the topic has only
+ * (with their layout topic once layouts come from more than one) and their counts. Why the
+ * smallest: it is the rule every broker reaches from the same layouts whatever their read order, and the smaller T is usually the older group's (the topic has only
  * grown since), whose expansions it kept; a group with a larger T regroups its keys once at the
  * migration and keeps them from then on, since a multiple of its old count is a multiple of the
  * smaller T when the larger is a multiple of it.
@@ -78,8 +80,11 @@ final class ClassicSeeds {
         }
     }
 
-    /** Each group's newest layout, by group id (sorted: the index and its WARNs come out the same every time). */
-    private final SortedMap<String, GroupLayout> layouts = new TreeMap<>();
+    /**
+     * Each group's newest layout, by layout topic then group id (sorted: the index and its WARNs
+     * come out the same every time, whatever the order the topics were read in).
+     */
+    private final SortedMap<String, SortedMap<String, GroupLayout>> layouts = new TreeMap<>();
     /** The disagreements already warned about, as "fingerprint Ts". */
     private final Set<String> warned = new HashSet<>();
     private long malformed;
@@ -92,32 +97,35 @@ final class ClassicSeeds {
     }
 
     /**
-     * Takes one record of the classic layout topic.
+     * Takes one record of a classic layout topic.
      *
+     * @param topic  the layout topic it was read from
      * @param key    the group id, UTF-8; a record without one is ignored
      * @param value  the layout, null for a tombstone
      * @param offset the record's offset, for the logs
      */
-    void onRecord(byte[] key, byte[] value, long offset) {
+    void onRecord(String topic, byte[] key, byte[] value, long offset) {
         if (key == null || key.length == 0 || key.length > MAX_GROUP_ID_BYTES) {
             malformed++;
-            log.warn("Ignoring the record at offset {} of the classic layout topic: its key is no group id", offset);
+            log.warn("Ignoring the record at offset {} of classic layout topic {}: its key is no group id", offset,
+                    topic);
             return;
         }
         String group = new String(key, StandardCharsets.UTF_8);
+        SortedMap<String, GroupLayout> groups = layouts.computeIfAbsent(topic, t -> new TreeMap<>());
         if (value == null) {
-            changed |= layouts.remove(group) != null;
+            changed |= groups.remove(group) != null;
             return;
         }
         java.util.Optional<GroupLayout> layout = LayoutCodec.decode(ByteBuffer.wrap(value));
         if (layout.isEmpty()) {
             malformed++;
-            log.warn("Ignoring the layout of group {} at offset {} of the classic layout topic ({} bytes): it does not "
-                    + "decode. Its topics are seeded from the group's previous layout, if any.", group, offset,
-                    value.length);
+            log.warn("Ignoring the layout of group {} at offset {} of classic layout topic {} ({} bytes): it does "
+                    + "not decode. Its topics are seeded from the group's previous layout, if any.", group, offset,
+                    topic, value.length);
             return;
         }
-        layouts.put(group, layout.get());
+        groups.put(group, layout.get());
         changed = true;
     }
 
@@ -128,16 +136,20 @@ final class ClassicSeeds {
         }
         Map<Long, SortedMap<Integer, List<String>>> groupsByCount = new HashMap<>();
         Map<Long, Map<Integer, Integer>> partitionsByCount = new HashMap<>();
-        for (Map.Entry<String, GroupLayout> group : layouts.entrySet()) {
-            for (TopicLayout topic : group.getValue().topics()) {
-                OptionalLong id = topic.topicId();
-                if (id.isEmpty() || topic.isProvisional()) {
-                    continue;
+        long topicsWithLayouts = layouts.values().stream().filter(groups -> !groups.isEmpty()).count();
+        for (Map.Entry<String, SortedMap<String, GroupLayout>> layoutTopic : layouts.entrySet()) {
+            for (Map.Entry<String, GroupLayout> group : layoutTopic.getValue().entrySet()) {
+                String name = topicsWithLayouts > 1 ? group.getKey() + " in " + layoutTopic.getKey() : group.getKey();
+                for (TopicLayout topic : group.getValue().topics()) {
+                    OptionalLong id = topic.topicId();
+                    if (id.isEmpty() || topic.isProvisional()) {
+                        continue;
+                    }
+                    groupsByCount.computeIfAbsent(id.getAsLong(), f -> new TreeMap<>())
+                            .computeIfAbsent(topic.taskCount(), t -> new ArrayList<>()).add(name);
+                    partitionsByCount.computeIfAbsent(id.getAsLong(), f -> new HashMap<>())
+                            .merge(topic.taskCount(), topic.partitionCount(), Math::max);
                 }
-                groupsByCount.computeIfAbsent(id.getAsLong(), f -> new TreeMap<>())
-                        .computeIfAbsent(topic.taskCount(), t -> new ArrayList<>()).add(group.getKey());
-                partitionsByCount.computeIfAbsent(id.getAsLong(), f -> new HashMap<>())
-                        .merge(topic.taskCount(), topic.partitionCount(), Math::max);
             }
         }
         Map<Long, Seed> seeds = new HashMap<>();

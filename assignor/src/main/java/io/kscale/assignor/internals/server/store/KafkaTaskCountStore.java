@@ -3,12 +3,16 @@ package io.kscale.assignor.internals.server.store;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.server.TaskCountStore;
+import io.kscale.assignor.internals.store.StoreClients;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +21,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.PartitionInfo;
@@ -47,14 +49,32 @@ import org.slf4j.LoggerFactory;
  *   <li>waits until the cluster answers, retrying every {@code retryBackoff} (INFO at first, WARN
  *       with the cause once it has failed for a minute, then once a minute);
  *   <li>makes sure the topic exists, and reads it from the beginning to its end offset, together
- *       with the classic assignor's layout topic, if one is set and exists (migration seeds, see
- *       {@link ClassicSeeds}); then the store is <em>loaded</em>;
+ *       with the classic assignor's layout topics that are listed and exist (migration seeds, see
+ *       {@link ClassicSeeds}; a listed topic that does not exist holds nothing up, it is read from
+ *       the round in which it appears); then the store is <em>loaded</em>;
  *   <li>keeps reading both (each round asks for the end offsets, then polls up to them: records
  *       that other brokers' coordinators wrote arrive within about a second), and after each
  *       complete round writes the proposals queued since ({@code acks=all}, idempotent).
  * </ol>
  * A proposal is written only after a round that read the whole log without failing, and only if
  * that log holds no record of the id: a failed read never leads to a write.
+ *
+ * <p><b>The topic deleted, or deleted and re-created</b> while the broker runs. Every
+ * {@value #TOPIC_ID_CHECK_MS} ms (the staleness bound below) the thread asks the admin client for
+ * the topic's id. A re-created topic is a new log that restarts at offset 0: a consumer that kept
+ * its position could skip records other brokers wrote into it, and this broker could then answer
+ * "none stored" for a topic id another broker's T covers. So on a changed or vanished id the store
+ * logs an ERROR, counts it ({@code onStoreTopicLost}), answers "not yet known" for every id it does
+ * not know (those topics are held), drops its consumer and producer, and, once a topic of that name
+ * exists again, reads it from offset 0 with new clients before it answers "none stored" again.
+ * It then writes back every T it knows that the new log lacks ({@link KnownTaskCounts#storeTopicLost}).
+ * Why writing back is safe: what this broker knows is each id's first record of the old log (the
+ * same on every broker that read it) or its own proposal; every broker that writes back thus
+ * writes the same first values, and the new log's first record of an id still wins, so a broker
+ * whose own value comes second adopts the first one, as after any race.
+ * The store never re-creates a topic it has once read: an empty topic that the store created by
+ * itself would let brokers that start later answer "none stored" for every topic, and their groups
+ * would take T from today's partition counts. The ERROR names the command that re-creates it.
  *
  * <p><b>Answers</b> ({@link #lookup}): not yet known before the first complete read, after
  * {@link #close()}, and for an id the store does not know while its last complete read is older
@@ -76,6 +96,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     static final long MAX_STALENESS_MS = 10_000;
     /** The longest one blocking client call may take. */
     static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
+    /** How often the thread checks that the topic is still the one it read (same id). */
+    static final long TOPIC_ID_CHECK_MS = MAX_STALENESS_MS;
     /** How long a round waits for new records once it has read to the end. */
     static final Duration TAIL_POLL = Duration.ofMillis(500);
     /** How long a cluster may fail to answer before the store logs at WARN, and how often it repeats it. */
@@ -88,10 +110,10 @@ public final class KafkaTaskCountStore implements TaskCountStore {
 
     private final String topic;
     private final TopicPartition storePartition;
-    private final String classicTopic;
+    private final List<String> classicTopics;
     private final StoreClientSettings settings;
     private final StoreTopic storeTopic;
-    private final Clients clients;
+    private final StoreClients clients;
     private final Time time;
     private final Duration retryBackoff;
     private final KnownTaskCounts counts;
@@ -104,11 +126,20 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     private final AtomicLong writeFailures = new AtomicLong();
     private final AtomicLong readFailures = new AtomicLong();
     private final AtomicLong malformedRecords = new AtomicLong();
+    private final AtomicLong storeTopicLosses = new AtomicLong();
+    private final Runnable onStoreTopicLost;
 
     // Owned by the store's thread (or by the test that calls step()).
     private volatile Consumer<byte[], byte[]> consumer;
     private Producer<byte[], byte[]> producer;
-    private final List<TopicPartition> classicPartitions = new ArrayList<>();
+    private Admin admin;
+    /** The id of the topic read, null until it was first described. */
+    private Uuid storeTopicId;
+    private long topicIdCheckedAtMs;
+    /** Whether the topic was found missing after it had been read (its loss already logged and counted). */
+    private boolean storeTopicMissing;
+    /** The listed classic layout topics found so far (each is read from the round that finds it). */
+    private final Set<String> classicTopicsRead = new HashSet<>();
     private Thread thread;
     private long failingSinceMs = -1;
     private long lastWarnMs;
@@ -126,34 +157,40 @@ public final class KafkaTaskCountStore implements TaskCountStore {
      * @param bootstrapServers  where the clients connect; empty to use this broker's inter-broker listener
      * @param clientOverrides   client settings (the prefix {@value StoreClientSettings#CLIENT_PREFIX}
      *                          stripped): security settings on secured clusters
-     * @param classicLayoutTopic the classic assignor's layout topic to seed from; empty for none
+     * @param classicLayoutTopics the classic assignor's layout topics to seed from; empty for none
      * @param retryBackoff      how long to wait after a failed round
+     * @param onStoreTopicLost  called (on the store's thread) each time the topic is found deleted or
+     *                          re-created: the assignor's metric
      * @return the started store
      * @throws IllegalArgumentException if a topic name is illegal, the replication factor neither -1
      *     nor positive, or the backoff not positive
      */
     static KafkaTaskCountStore start(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                             String bootstrapServers, Map<String, ?> clientOverrides,
-                                            String classicLayoutTopic, Duration retryBackoff) {
+                                            List<String> classicLayoutTopics, Duration retryBackoff,
+                                            Runnable onStoreTopicLost) {
         KafkaTaskCountStore store = new KafkaTaskCountStore(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                clientOverrides, classicLayoutTopic, retryBackoff, Clients.KAFKA, Time.SYSTEM, MAX_STALENESS_MS);
+                clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost, StoreClients.KAFKA, Time.SYSTEM,
+                MAX_STALENESS_MS);
         store.startThread();
         return store;
     }
 
     /** As {@link #start}, without starting the thread: tests call {@link #step()} themselves. */
     KafkaTaskCountStore(Map<String, ?> brokerConfigs, String topic, short replicationFactor, String bootstrapServers,
-                        Map<String, ?> clientOverrides, String classicLayoutTopic, Duration retryBackoff,
-                        Clients clients, Time time, long maxStalenessMs) {
+                        Map<String, ?> clientOverrides, List<String> classicLayoutTopics, Duration retryBackoff,
+                        Runnable onStoreTopicLost, StoreClients clients, Time time, long maxStalenessMs) {
         Objects.requireNonNull(brokerConfigs, "brokerConfigs");
         Objects.requireNonNull(clientOverrides, "clientOverrides");
         if (topic == null || !TopicLayout.isLegalName(topic)) {
             throw new IllegalArgumentException("task count topic '" + topic + "' is not a legal Kafka topic name");
         }
-        String classicName = classicLayoutTopic == null ? "" : classicLayoutTopic.trim();
-        if (!classicName.isEmpty() && !TopicLayout.isLegalName(classicName)) {
-            throw new IllegalArgumentException("classic layout topic '" + classicName + "' is not a legal Kafka topic "
-                    + "name (empty: no migration seeding)");
+        Objects.requireNonNull(classicLayoutTopics, "classicLayoutTopics");
+        for (String classicName : classicLayoutTopics) {
+            if (classicName == null || !TopicLayout.isLegalName(classicName)) {
+                throw new IllegalArgumentException("classic layout topic '" + classicName + "' is not a legal Kafka "
+                        + "topic name");
+            }
         }
         if (replicationFactor != -1 && replicationFactor < 1) {
             throw new IllegalArgumentException("task count topic replication factor " + replicationFactor
@@ -165,13 +202,14 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         String nodeId = nodeId(brokerConfigs);
         this.topic = topic;
         this.storePartition = new TopicPartition(topic, PARTITION);
-        this.classicTopic = classicName;
+        this.classicTopics = List.copyOf(new LinkedHashSet<>(classicLayoutTopics));
         this.settings = StoreClientSettings.derive(brokerConfigs, bootstrapServers, clientOverrides,
                 clientId(brokerConfigs));
         this.storeTopic = new StoreTopic(topic, replicationFactor);
         this.clients = Objects.requireNonNull(clients, "clients");
         this.time = Objects.requireNonNull(time, "time");
         this.retryBackoff = retryBackoff;
+        this.onStoreTopicLost = Objects.requireNonNull(onStoreTopicLost, "onStoreTopicLost");
         this.counts = new KnownTaskCounts(time, maxStalenessMs, "broker " + nodeId);
     }
 
@@ -228,6 +266,9 @@ public final class KafkaTaskCountStore implements TaskCountStore {
             return false;
         }
         try {
+            if (!checkTopic()) {
+                return false;
+            }
             if (consumer == null) {
                 open();
             }
@@ -236,7 +277,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
                 counts.markLoaded();
                 log.info("Task count store loaded from topic {} via {}: {} topic ids known, {} migration seeds from {}",
                         topic, settings.description(), counts.knownTopics(), classic.index().size(),
-                        classicTopic.isEmpty() ? "no classic layout topic" : "topic " + classicTopic);
+                        classicTopics.isEmpty() ? "no classic layout topic" : "topics " + classicTopicsRead + " of "
+                                + classicTopics);
             }
             write();
             recovered();
@@ -258,14 +300,95 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         }
     }
 
-    /** Makes sure the topic exists, then creates the consumer and the producer. */
-    private void open() throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
-        Admin admin = clients.admin(settings.admin());
-        try {
-            storeTopic.ensure(admin, STEP_TIMEOUT);
-        } finally {
-            closeQuietly("admin client", () -> admin.close(CLIENT_CLOSE_TIMEOUT));
+    /**
+     * Checks the topic: the first time, creates it if missing and takes its id; later, every
+     * {@value #TOPIC_ID_CHECK_MS} ms (every round while it is missing or its end moved back),
+     * compares its id with the one read.
+     *
+     * @return false if the topic is missing: the round ends there
+     */
+    private boolean checkTopic() throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+        if (admin == null) {
+            admin = clients.admin(settings.admin());
         }
+        long now = time.milliseconds();
+        if (storeTopicId == null) {
+            storeTopic.ensure(admin, STEP_TIMEOUT);
+            storeTopicId = storeTopic.id(admin, STEP_TIMEOUT).orElse(null);
+            topicIdCheckedAtMs = now;
+            return true;
+        }
+        if (!storeTopicMissing && now - topicIdCheckedAtMs < TOPIC_ID_CHECK_MS) {
+            return true;
+        }
+        Optional<Uuid> id = storeTopic.id(admin, STEP_TIMEOUT);
+        topicIdCheckedAtMs = now;
+        if (id.isEmpty()) {
+            if (!storeTopicMissing) {
+                storeTopicMissing = true;
+                lost("was deleted", "Re-create it (kafka-topics.sh --bootstrap-server <brokers> --create --topic " + topic
+                        + " --partitions 1 --config cleanup.policy=delete --config retention.ms=-1 --config "
+                        + "retention.bytes=-1), after restoring its old records into it if you have a copy; the "
+                        + "store does not re-create it by itself, since an empty store would let brokers that start "
+                        + "later take T from today's partition counts. Do not restart brokers meanwhile: a broker "
+                        + "that starts without the topic creates it empty and loses what this one knows.");
+            }
+            return false;
+        }
+        if (id.get().equals(storeTopicId)) {
+            return true;
+        }
+        if (storeTopicMissing) {
+            log.info("Task count topic {} exists again (id {}); reading it from the beginning, then writing back the "
+                    + "task counts this broker knows", topic, id.get());
+        } else {
+            lost("was deleted and created again (id " + storeTopicId + ", now " + id.get() + ")", "Nothing to do if "
+                    + "it was deleted by mistake: this broker writes back what it knows, and so does every broker that "
+                    + "ran since before the deletion; do not restart brokers until the ERROR has been seen on all of "
+                    + "them. If you have a copy of its old records, produce them into it.");
+        }
+        storeTopicMissing = false;
+        storeTopicId = id.get();
+        storeTopic.recheck(admin, STEP_TIMEOUT);
+        return true;
+    }
+
+    /**
+     * The topic read so far is gone: hold the ids not known here, and read whatever topic of that
+     * name comes next from offset 0, with new clients.
+     */
+    private void lost(String what, String advice) {
+        storeTopicLosses.incrementAndGet();
+        try {
+            onStoreTopicLost.run();
+        } catch (RuntimeException e) {
+            log.debug("Counting the loss of the task count topic failed", e);
+        }
+        int known = counts.storeTopicLost();
+        closeReadersAndWriter();
+        log.error("Task count topic {} {}. This broker keeps the {} task counts it read and holds every other topic "
+                + "(its groups keep their targets, new partitions stay unassigned) until it has read the topic of that "
+                + "name from the beginning; then it writes back the task counts that topic lacks. {}", topic, what,
+                known, advice);
+    }
+
+    /** Drops the consumer and the producer (the admin client stays): the next round opens new ones. */
+    private void closeReadersAndWriter() {
+        Consumer<byte[], byte[]> closingConsumer = consumer;
+        consumer = null;
+        if (closingConsumer != null) {
+            closeQuietly("consumer", () -> closeConsumer(closingConsumer));
+        }
+        Producer<byte[], byte[]> closingProducer = producer;
+        producer = null;
+        if (closingProducer != null) {
+            closeQuietly("producer", () -> closingProducer.close(CLIENT_CLOSE_TIMEOUT));
+        }
+        classicTopicsRead.clear();
+    }
+
+    /** Creates the consumer, at the beginning of the topic, and the producer. */
+    private void open() {
         Consumer<byte[], byte[]> newConsumer = clients.consumer(settings.consumer());
         try {
             newConsumer.assign(List.of(storePartition));
@@ -281,18 +404,18 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         }
     }
 
-    /** Reads every assigned partition up to the end offsets of now; the classic topic too once it exists. */
+    /** Reads every assigned partition up to the end offsets of now; each classic topic too once it exists. */
     private void catchUp() {
         long asOfMs = time.milliseconds();
-        assignClassicTopicOnceItExists();
+        assignClassicTopicsOnceTheyExist();
         List<TopicPartition> partitions = new ArrayList<>(consumer.assignment());
         Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, STEP_TIMEOUT);
         long storeEnd = ends.getOrDefault(storePartition, 0L);
         if (consumer.position(storePartition, STEP_TIMEOUT) > storeEnd) {
-            log.warn("Task count topic {} ends at offset {}, before what was read: it was deleted and created again. "
-                    + "Reading it from the beginning; the task counts read before stay known to this broker, but "
-                    + "brokers that restart lose them.", topic, storeEnd);
+            log.warn("Task count topic {} ends at offset {}, before what was read: it was truncated, or deleted and "
+                    + "created again. Reading it from the beginning, and checking its id now.", topic, storeEnd);
             consumer.seekToBeginning(List.of(storePartition));
+            topicIdCheckedAtMs = asOfMs - TOPIC_ID_CHECK_MS; // the next round checks the id
         }
         boolean classicRead = false;
         do {
@@ -300,7 +423,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
                 if (record.topic().equals(topic)) {
                     onStoreRecord(record);
                 } else {
-                    classic.onRecord(record.key(), record.value(), record.offset());
+                    classic.onRecord(record.topic(), record.key(), record.value(), record.offset());
                     classicRead = true;
                 }
             }
@@ -314,24 +437,35 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         counts.caughtUpAsOf(asOfMs);
     }
 
-    /** The classic layout topic may be created after this broker started (the classic group's first save). */
-    private void assignClassicTopicOnceItExists() {
-        if (classicTopic.isEmpty() || !classicPartitions.isEmpty()) {
-            return;
+    /**
+     * A classic layout topic may be created after this broker started (its first group's first
+     * save): each listed topic not found yet is looked for in every round, and read from the round
+     * that finds it. One that does not exist holds nothing up.
+     */
+    private void assignClassicTopicsOnceTheyExist() {
+        List<TopicPartition> found = new ArrayList<>();
+        for (String classicTopic : classicTopics) {
+            if (classicTopicsRead.contains(classicTopic)) {
+                continue;
+            }
+            List<PartitionInfo> infos = consumer.partitionsFor(classicTopic, STEP_TIMEOUT);
+            if (infos == null || infos.isEmpty()) {
+                continue;
+            }
+            for (PartitionInfo info : infos) {
+                found.add(new TopicPartition(classicTopic, info.partition()));
+            }
+            classicTopicsRead.add(classicTopic);
+            log.info("Task count store reads classic layout topic {} ({} partitions) for migration seeds",
+                    classicTopic, infos.size());
         }
-        List<PartitionInfo> infos = consumer.partitionsFor(classicTopic, STEP_TIMEOUT);
-        if (infos == null || infos.isEmpty()) {
+        if (found.isEmpty()) {
             return;
-        }
-        for (PartitionInfo info : infos) {
-            classicPartitions.add(new TopicPartition(classicTopic, info.partition()));
         }
         List<TopicPartition> all = new ArrayList<>(consumer.assignment());
-        all.addAll(classicPartitions);
+        all.addAll(found);
         consumer.assign(all);
-        consumer.seekToBeginning(classicPartitions);
-        log.info("Task count store reads classic layout topic {} ({} partitions) for migration seeds", classicTopic,
-                classicPartitions.size());
+        consumer.seekToBeginning(found);
     }
 
     private boolean reached(Map<TopicPartition, Long> ends) {
@@ -410,8 +544,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
             lastWarnMs = now;
             log.warn("The task count store may not use topic {} ({}). Its clients' principal needs Describe, Create, "
                     + "Read and Write on topic {}{}; see docs/operations.md for the kafka-acls.sh commands. The store {}.",
-                    topic, failure.toString(), topic, classicTopic.isEmpty() ? ""
-                            : ", and Describe and Read on topic " + classicTopic, state);
+                    topic, failure.toString(), topic, classicTopics.isEmpty() ? ""
+                            : ", and Describe and Read on topics " + classicTopics, state);
         } else if (failuresInARow == 1) {
             log.info("Task count store: the cluster does not answer yet via {} ({}); retrying every {} ms. The store "
                     + "{}.", settings.description(), failure.toString(), retryBackoff.toMillis(), state);
@@ -481,15 +615,11 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     }
 
     private void closeClients() {
-        Consumer<byte[], byte[]> closingConsumer = consumer;
-        consumer = null;
-        if (closingConsumer != null) {
-            closeQuietly("consumer", () -> closeConsumer(closingConsumer));
-        }
-        Producer<byte[], byte[]> closingProducer = producer;
-        producer = null;
-        if (closingProducer != null) {
-            closeQuietly("producer", () -> closingProducer.close(CLIENT_CLOSE_TIMEOUT));
+        closeReadersAndWriter();
+        Admin closingAdmin = admin;
+        admin = null;
+        if (closingAdmin != null) {
+            closeQuietly("admin client", () -> closingAdmin.close(CLIENT_CLOSE_TIMEOUT));
         }
     }
 
@@ -568,6 +698,11 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         return counts.conflictingRecords();
     }
 
+    /** @return times the topic was found deleted, or deleted and re-created, while this store ran */
+    public long storeTopicLosses() {
+        return storeTopicLosses.get();
+    }
+
     /** @return topic ids whose T is known here */
     public int knownTopics() {
         return counts.knownTopics();
@@ -581,32 +716,5 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     @Override
     public String toString() {
         return "KafkaTaskCountStore(topic " + topic + ")";
-    }
-
-    /** Creates the store's clients: Kafka's, or mocks in tests. */
-    interface Clients {
-
-        Clients KAFKA = new Clients() {
-            @Override
-            public Consumer<byte[], byte[]> consumer(Map<String, Object> settings) {
-                return new KafkaConsumer<>(settings);
-            }
-
-            @Override
-            public Producer<byte[], byte[]> producer(Map<String, Object> settings) {
-                return new KafkaProducer<>(settings);
-            }
-
-            @Override
-            public Admin admin(Map<String, Object> settings) {
-                return Admin.create(settings);
-            }
-        };
-
-        Consumer<byte[], byte[]> consumer(Map<String, Object> settings);
-
-        Producer<byte[], byte[]> producer(Map<String, Object> settings);
-
-        Admin admin(Map<String, Object> settings);
     }
 }

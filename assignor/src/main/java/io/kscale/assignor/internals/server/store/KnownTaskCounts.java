@@ -115,6 +115,8 @@ final class KnownTaskCounts {
     private volatile boolean closed;
     /** The time the reading last reached the end offset it had asked for just before. */
     private volatile long caughtUpAsOfMs;
+    /** Whether the topic read was lost and the one now of its name not yet read to its end. */
+    private volatile boolean reloading;
     private final AtomicLong racesLost = new AtomicLong();
     private final AtomicLong seededTopics = new AtomicLong();
     private final AtomicLong conflictingRecords = new AtomicLong();
@@ -279,10 +281,35 @@ final class KnownTaskCounts {
     /** The topic was read to the end offset asked for at {@code asOfMs}. */
     void caughtUpAsOf(long asOfMs) {
         caughtUpAsOfMs = asOfMs;
+        reloading = false;
     }
 
     boolean caughtUp() {
-        return time.milliseconds() - caughtUpAsOfMs <= maxStalenessMs;
+        return !reloading && time.milliseconds() - caughtUpAsOfMs <= maxStalenessMs;
+    }
+
+    /**
+     * The topic that was read is gone (deleted, or deleted and re-created): ids not known here
+     * answer not yet known until {@link #caughtUpAsOf} says that the topic now of that name was
+     * read from its beginning, and every T known here is to be written again into it, unless
+     * its log holds the id by then. Entries stay: they are each id's first record of the old log,
+     * or this broker's proposal, and the new log's first record of an id still wins over them
+     * ({@link #onRecord}).
+     *
+     * @return how many task counts are to be written again
+     */
+    int storeTopicLost() {
+        reloading = true;
+        int again = 0;
+        for (Map.Entry<Uuid, Entry> known : entries.entrySet()) {
+            Entry entry = known.getValue();
+            if (entry.source != Source.PROPOSED) {
+                entries.replace(known.getKey(), entry, entry.with(Source.PROPOSED));
+            }
+            toWrite.add(known.getKey());
+            again++;
+        }
+        return again;
     }
 
     void markLoaded() {

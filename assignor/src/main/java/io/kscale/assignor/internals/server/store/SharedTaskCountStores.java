@@ -28,16 +28,18 @@ public final class SharedTaskCountStores {
 
     /**
      * The started store for these settings: the one already running, or a new one. Returns at
-     * once; arguments as in {@link KafkaTaskCountStore#start}.
+     * once; arguments as in {@link KafkaTaskCountStore#start} (the store that runs already keeps the
+     * {@code onStoreTopicLost} it was started with).
      *
      * @throws IllegalArgumentException as {@link KafkaTaskCountStore#start}
      */
     public static KafkaTaskCountStore forSettings(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                                   String bootstrapServers, Map<String, ?> clientOverrides,
-                                                  String classicLayoutTopic, Duration retryBackoff) {
+                                                  List<String> classicLayoutTopics, Duration retryBackoff,
+                                                  Runnable onStoreTopicLost) {
         StoreClientSettings clients = StoreClientSettings.derive(brokerConfigs, bootstrapServers, clientOverrides,
                 KafkaTaskCountStore.clientId(brokerConfigs));
-        List<Object> key = List.of(String.valueOf(topic), replicationFactor, String.valueOf(classicLayoutTopic).trim(),
+        List<Object> key = List.of(String.valueOf(topic), replicationFactor, List.copyOf(classicLayoutTopics),
                 String.valueOf(retryBackoff), clients.problem().orElse(""), clients.common());
         KafkaTaskCountStore running = STORES.get(key);
         if (running != null) {
@@ -45,12 +47,12 @@ public final class SharedTaskCountStores {
         }
         return STORES.computeIfAbsent(key, k -> {
             if (!STORES.isEmpty()) {
-                log.warn("Starting another task count store for changed settings (topic {}, classic layout topic '{}', "
+                log.warn("Starting another task count store for changed settings (topic {}, classic layout topics {}, "
                         + "via {}); the {} started before keep running until the broker stops", topic,
-                        classicLayoutTopic, clients.description(), STORES.size());
+                        classicLayoutTopics, clients.description(), STORES.size());
             }
             return KafkaTaskCountStore.start(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                    clientOverrides, classicLayoutTopic, retryBackoff);
+                    clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost);
         });
     }
 

@@ -1,5 +1,6 @@
 package io.kscale.assignor.internals.server.store;
 
+import io.kscale.assignor.internals.store.StoreClients;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -13,8 +14,6 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The settings of the task count store's clients, derived from the broker's own configs so that a
@@ -128,23 +127,12 @@ final class StoreClientSettings {
     }
 
     Map<String, Object> consumer() {
-        Map<String, Object> settings = known(ConsumerConfig.configNames());
-        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        settings.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-        settings.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        return settings;
+        return StoreClients.withConsumerDefaults(known(ConsumerConfig.configNames()));
     }
 
     /** @param maxBlockMs the longest {@code send()} may wait for metadata */
     Map<String, Object> producer(long maxBlockMs) {
-        Map<String, Object> settings = known(ProducerConfig.configNames());
-        settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        settings.put(ProducerConfig.ACKS_CONFIG, "all");
-        settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        settings.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        Map<String, Object> settings = StoreClients.withProducerDefaults(known(ProducerConfig.configNames()));
         settings.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, maxBlockMs);
         return settings;
     }

@@ -11,11 +11,14 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * record is ever deleted. The log grows by one record (about 100 bytes with its batch) per topic id
  * the assignor ever placed: 10,000 topics are about a megabyte.
  *
- * <p>The topic is created on first use if missing. An existing topic whose settings would lose or
+ * <p>The topic is created on first use if missing (never again once read: see
+ * {@link KafkaTaskCountStore} on a deleted topic). An existing topic whose settings would lose or
  * reorder records gets one WARN with the command that fixes it.
  */
 final class StoreTopic {
@@ -80,6 +84,32 @@ final class StoreTopic {
             }
             check(admin, timeout);
         }
+    }
+
+    /**
+     * @return the topic's id; empty if the topic does not exist (or the brokers know no topic ids)
+     * @throws ExecutionException what the brokers answered, other than "unknown topic"
+     * @throws java.util.concurrent.TimeoutException if they did not answer within {@code timeout}
+     */
+    Optional<Uuid> id(Admin admin, Duration timeout)
+            throws ExecutionException, InterruptedException, java.util.concurrent.TimeoutException {
+        try {
+            TopicDescription description = admin.describeTopics(List.of(topic)).allTopicNames()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(topic);
+            Uuid id = description == null ? null : description.topicId();
+            return id == null || id.equals(Uuid.ZERO_UUID) ? Optional.empty() : Optional.of(id);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** Checks the settings again: the topic was re-created, maybe with others. */
+    void recheck(Admin admin, Duration timeout) throws InterruptedException {
+        checked = false;
+        check(admin, timeout);
     }
 
     private void check(Admin admin, Duration timeout) throws InterruptedException {

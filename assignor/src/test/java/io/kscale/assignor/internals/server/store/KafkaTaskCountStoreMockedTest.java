@@ -24,6 +24,7 @@ class KafkaTaskCountStoreMockedTest {
 
     private static final Uuid ORDERS = new Uuid(0x0102030405060708L, 0x1111111111111111L);
     private static final Uuid PAYMENTS = new Uuid(0x2222222222222222L, 0x3333333333333333L);
+    private static final Uuid AUDIT = new Uuid(0x4444444444444444L, 0x5555555555555555L);
 
     private final StoreHarness harness = new StoreHarness();
     private final KafkaTaskCountStore store = harness.store;
@@ -265,6 +266,67 @@ class KafkaTaskCountStoreMockedTest {
     }
 
     @Test
+    void shouldSeedFromEveryListedClassicLayoutTopicAndTakeTheSmallestAcrossThem() {
+        StoreHarness two = new StoreHarness(StoreHarness.PLAINTEXT_BROKER, Map.of(),
+                List.of(StoreHarness.CLASSIC, StoreHarness.CLASSIC_OTHER));
+        two.createClassicTopic(StoreHarness.CLASSIC);
+        two.createClassicTopic(StoreHarness.CLASSIC_OTHER);
+        long orders = ClassicSeeds.fingerprint(ORDERS);
+        long payments = ClassicSeeds.fingerprint(PAYMENTS);
+        two.appendClassic(StoreHarness.CLASSIC, "orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 8, 16).withTopicId(orders))));
+        two.appendClassic(StoreHarness.CLASSIC_OTHER, "team-b-app", GroupLayout.of(1,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(orders),
+                        TopicLayout.of("payments", 6, 12).withTopicId(payments))));
+
+        two.step();
+
+        assertThat(two.store.lookup(ORDERS)).as("smallest across the topics").hasToString(TaskCount.known(4).toString());
+        assertThat(two.store.lookup(PAYMENTS)).as("only in the group's own topic")
+                .hasToString(TaskCount.known(6).toString());
+    }
+
+    @Test
+    void shouldLoadWithoutAListedClassicLayoutTopicThatDoesNotExistAndReadItOnceItDoes() {
+        StoreHarness two = new StoreHarness(StoreHarness.PLAINTEXT_BROKER, Map.of(),
+                List.of(StoreHarness.CLASSIC, StoreHarness.CLASSIC_OTHER));
+        two.createClassicTopic(StoreHarness.CLASSIC);
+
+        assertThat(two.step()).isTrue();
+        assertThat(two.store.loaded()).as("a missing layout topic holds nothing up").isTrue();
+        assertThat(two.store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+
+        two.createClassicTopic(StoreHarness.CLASSIC_OTHER);
+        two.appendClassic(StoreHarness.CLASSIC_OTHER, "team-b-app", GroupLayout.of(1,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(ClassicSeeds.fingerprint(ORDERS)))));
+        two.step();
+
+        assertThat(two.store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
+    void shouldForgetOnlyTheLayoutTopicsSeedOfAGroupDeletedFromOneOfThem() {
+        StoreHarness two = new StoreHarness(StoreHarness.PLAINTEXT_BROKER, Map.of(),
+                List.of(StoreHarness.CLASSIC, StoreHarness.CLASSIC_OTHER));
+        two.createClassicTopic(StoreHarness.CLASSIC);
+        two.createClassicTopic(StoreHarness.CLASSIC_OTHER);
+        long orders = ClassicSeeds.fingerprint(ORDERS);
+        two.appendClassic(StoreHarness.CLASSIC, "orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 4, 16).withTopicId(orders))));
+        two.appendClassic(StoreHarness.CLASSIC_OTHER, "orders-app", GroupLayout.of(3,
+                List.of(TopicLayout.of("orders", 8, 16).withTopicId(orders))));
+        List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> first =
+                two.classicLogs.get(StoreHarness.CLASSIC);
+        first.add(new org.apache.kafka.clients.consumer.ConsumerRecord<>(StoreHarness.CLASSIC, 0, first.size(),
+                "orders-app".getBytes(StandardCharsets.UTF_8), null));
+
+        two.step();
+
+        assertThat(two.store.lookup(ORDERS)).as("the same group id's layout in the other topic stays")
+                .hasToString(TaskCount.known(8).toString());
+    }
+
+    @Test
     void shouldForgetTheSeedsOfAGroupWhoseLayoutWasDeleted() {
         harness.createClassicTopic();
         harness.appendClassic("orders-app", GroupLayout.of(3,
@@ -278,9 +340,91 @@ class KafkaTaskCountStoreMockedTest {
     }
 
     @Test
+    void shouldReadARecreatedTopicFromTheBeginningAndWriteBackWhatItKnows() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.step();
+        assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+
+        // Deleted and created again; broker 2 recorded two topics in the new log before this broker looks.
+        harness.recreateStoreTopic();
+        harness.append(PAYMENTS, 8, 8, "broker 2");
+        harness.append(AUDIT, 3, 3, "broker 2");
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS);
+        assertThat(harness.step()).isTrue();
+
+        assertThat(harness.topicLosses).hasValue(1);
+        assertThat(store.storeTopicLosses()).isEqualTo(1);
+        assertThat(store.lookup(PAYMENTS)).as("read from offset 0 of the new log, not from the old position")
+                .hasToString(TaskCount.known(8).toString());
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(harness.written()).as("what the new log lacks is written back").containsExactly(ORDERS + " -> 4");
+        assertThat(harness.created).as("never created by the store after the first time").hasSize(0);
+    }
+
+    @Test
+    void shouldHoldUnknownTopicsWhileTheTopicIsDeletedAndNotCreateItAgain() {
+        harness.step();
+        store.propose(ORDERS, 4, 4);
+        harness.step();
+        assertThat(harness.created).hasSize(1);
+
+        harness.deleteStoreTopic();
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS);
+        assertThat(harness.step()).isFalse();
+        harness.time.sleep(1_000);
+        assertThat(harness.step()).isFalse();
+
+        assertThat(store.lookup(PAYMENTS)).as("held: it may have been recorded in the lost log")
+                .hasToString(TaskCount.notYetKnown().toString());
+        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(harness.created).as("the store does not create an empty store by itself").hasSize(1);
+        assertThat(harness.topicLosses).as("counted once per loss").hasValue(1);
+
+        harness.recreateStoreTopic(); // by the operator
+        assertThat(harness.step()).isTrue();
+
+        assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
+        assertThat(harness.storeLog).hasSize(1);
+        assertThat(harness.written()).containsExactly(ORDERS + " -> 4", ORDERS + " -> 4");
+        assertThat(harness.topicLosses).hasValue(1);
+    }
+
+    @Test
+    void shouldAdoptTheNewLogsFirstRecordOverTheTaskCountItWritesBack() {
+        harness.topicExists = true;
+        harness.append(ORDERS, 4, 4, "broker 2");
+        harness.step();
+
+        // A broker that started after the re-creation took today's count before this one wrote back.
+        harness.recreateStoreTopic();
+        harness.append(ORDERS, 8, 8, "broker 3");
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS);
+        harness.step();
+
+        assertThat(store.lookup(ORDERS)).as("the new log's first record wins, on every broker alike")
+                .hasToString(TaskCount.known(8).toString());
+        assertThat(store.racesLost()).isEqualTo(1);
+        assertThat(harness.written()).isEmpty();
+    }
+
+    @Test
+    void shouldNotDescribeTheTopicMoreOftenThanTheCheckInterval() {
+        harness.step();
+        harness.recreateStoreTopic();
+        harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS - 1);
+        harness.step();
+        assertThat(harness.topicLosses).hasValue(0);
+
+        harness.time.sleep(1);
+        harness.step();
+        assertThat(harness.topicLosses).hasValue(1);
+    }
+
+    @Test
     void shouldStayNotYetKnownWithoutCredentialsForASecuredListener() {
         StoreHarness secured = new StoreHarness(Map.of("listeners", "SASL_SSL://:9094",
-                "security.inter.broker.protocol", "SASL_SSL"), Map.of(), StoreHarness.CLASSIC);
+                "security.inter.broker.protocol", "SASL_SSL"), Map.of(), List.of(StoreHarness.CLASSIC));
 
         assertThat(secured.step()).isFalse();
         assertThat(secured.step()).isFalse();

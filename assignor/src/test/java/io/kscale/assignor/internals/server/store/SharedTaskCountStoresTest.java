@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,8 @@ class SharedTaskCountStoresTest {
     }
 
     private static KafkaTaskCountStore store(Map<String, Object> broker, String topic) {
-        return SharedTaskCountStores.forSettings(broker, topic, (short) -1, "", Map.of(), "kscale-assignor-layouts",
-                Duration.ofSeconds(1));
+        return SharedTaskCountStores.forSettings(broker, topic, (short) -1, "", Map.of(),
+                List.of("kscale-assignor-layouts"),
+                Duration.ofSeconds(1), () -> { });
     }
 }

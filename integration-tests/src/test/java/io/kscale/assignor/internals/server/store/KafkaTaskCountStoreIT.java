@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Test;
  * {@link KafkaTaskCountStore} against a real broker, each store as the one inside a broker would
  * run (its own thread and clients): what one store proposes, a second store (another broker's)
  * reads; a restarted store keeps T; two stores that race agree on the first record; and a T that
- * the classic assignor's {@link KafkaLayoutStore} stored seeds the broker side. Each test uses its
- * own topics.
+ * the classic assignor's {@link KafkaLayoutStore} stored seeds the broker side; a store topic
+ * deleted and created again is re-read and refilled. Each test uses its own topics.
  */
 @RealKafkaCluster(brokers = 1)
 class KafkaTaskCountStoreIT {
@@ -127,6 +127,39 @@ class KafkaTaskCountStoreIT {
                 .hasToString(TaskCount.known(4).toString());
     }
 
+    @Test
+    void shouldHoldUnknownTopicsWhileTheStoreTopicIsGoneAndWriteBackOnceItIsCreatedAgain(KafkaCluster cluster)
+            throws Exception {
+        String topic = "task-counts-recreated";
+        KafkaTaskCountStore running = loaded(store(cluster, topic, ""));
+        running.propose(ORDERS, 4, 8);
+        await().atMost(WAIT).until(() -> running.proposalsWritten() == 1);
+
+        try (Admin admin = Admin.create(cluster.clientProperties())) {
+            admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> running.storeTopicLosses() == 1);
+            assertThat(running.lookup(PAYMENTS)).as("held while the topic is gone")
+                    .hasToString(TaskCount.notYetKnown().toString());
+            assertThat(running.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+            assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).as("not re-created by the store")
+                    .doesNotContain(topic);
+
+            await().atMost(WAIT).ignoreExceptions().until(() -> {
+                admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1).configs(StoreTopic.CONFIGS)))
+                        .all().get(30, TimeUnit.SECONDS);
+                return true;
+            });
+        }
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(running.lookup(PAYMENTS))
+                .as("the new topic read to its end").hasToString(TaskCount.noneStored().toString()));
+        await().atMost(WAIT).until(() -> running.proposalsWritten() == 2);
+        KafkaTaskCountStore restarted = loaded(store(cluster, topic, ""));
+        assertThat(restarted.lookup(ORDERS)).as("written back into the new topic")
+                .hasToString(TaskCount.known(4).toString());
+        assertThat(running.storeTopicLosses()).isEqualTo(1);
+    }
+
     /** A store as a broker of this cluster would start it: the configs name its listener. */
     private KafkaTaskCountStore store(KafkaCluster cluster, String topic, String classicTopic) {
         String bootstrap = cluster.bootstrapServers().split(",")[0].trim();
@@ -135,7 +168,7 @@ class KafkaTaskCountStoreIT {
                 cluster.clientProperties().entrySet().stream()
                         .filter(e -> !e.getKey().equals("bootstrap.servers"))
                         .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
-                classicTopic, Duration.ofMillis(200));
+                classicTopic.isEmpty() ? List.of() : List.of(classicTopic), Duration.ofMillis(200), () -> { });
         stores.add(store);
         return store;
     }
