@@ -112,7 +112,7 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
                                               ServerAssignorState state) {
         return SharedTaskCountStores.forSettings(brokerConfigs, config.storeTopic(), config.replicationFactor(),
                 String.join(",", config.bootstrapServers()), config.clientOverrides(), config.classicLayoutTopics(),
-                config.retryBackoff(), () -> state.metrics().storeTopicLost());
+                config.retryBackoff(), state.metrics());
     }
 
     @Override

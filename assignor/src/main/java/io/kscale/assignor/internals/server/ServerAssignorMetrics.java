@@ -24,7 +24,7 @@ import org.apache.kafka.common.utils.Time;
  * its configuration, so one registry per JVM, made on the first assignment, serves the one
  * instance that assigns. It lives as long as the broker (Kafka closes no assignor).
  */
-public final class ServerAssignorMetrics {
+public final class ServerAssignorMetrics implements TaskCountStoreEvents {
 
     public static final String JMX_PREFIX = "kscale.server";
     public static final String GROUP = "key-preserving-server-assignor";
@@ -32,6 +32,8 @@ public final class ServerAssignorMetrics {
     private final LongAdder assignments = new LongAdder();
     private final LongAdder fallbacks = new LongAdder();
     private final LongAdder storeTopicLosses = new LongAdder();
+    private final LongAdder storeReadFailures = new LongAdder();
+    private final LongAdder storeWriteFailures = new LongAdder();
     private final LongAdder storeStartFailures = new LongAdder();
     private final LongAdder assignTimeNanos = new LongAdder();
     private final AtomicLong lastAssignTimeNanos = new AtomicLong();
@@ -66,6 +68,11 @@ public final class ServerAssignorMetrics {
                 () -> metrics.assignTimeMaxNanos() / 1_000_000);
         metrics.register(registry, "held-topics", "topic ids held because their task count is not known yet",
                 metrics::heldTopics);
+        metrics.register(registry, "store-read-failures-total", "rounds in which the task count store could not reach "
+                + "or read its topics (retried after kscale.server.assignor.store.retry.backoff.ms; logged at INFO, at WARN "
+                + "once failing for a minute)", metrics::storeReadFailuresTotal);
+        metrics.register(registry, "store-write-failures-total", "task counts the store could not record (retried "
+                + "after its next read; logged at WARN)", metrics::storeWriteFailuresTotal);
         metrics.register(registry, "store-topic-losses-total", "times the task count topic was found deleted, or "
                 + "deleted and re-created, while the broker ran (logged at ERROR)", metrics::storeTopicLossesTotal);
         metrics.register(registry, "store-start-failures-total", "attempts to start the task count store that failed "
@@ -90,7 +97,28 @@ public final class ServerAssignorMetrics {
         fallbacks.increment();
     }
 
+    @Override
+    public void readFailed() {
+        storeReadFailures.increment();
+    }
+
+    /** @return rounds in which the task count store could not reach or read its topics */
+    public long storeReadFailuresTotal() {
+        return storeReadFailures.sum();
+    }
+
+    @Override
+    public void writeFailed() {
+        storeWriteFailures.increment();
+    }
+
+    /** @return task counts the store could not record */
+    public long storeWriteFailuresTotal() {
+        return storeWriteFailures.sum();
+    }
+
     /** Counts a task count topic found deleted, or deleted and re-created, by the store. */
+    @Override
     public void storeTopicLost() {
         storeTopicLosses.increment();
     }

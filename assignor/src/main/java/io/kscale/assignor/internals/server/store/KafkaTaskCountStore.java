@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.server.store;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.server.TaskCountStore;
+import io.kscale.assignor.internals.server.TaskCountStoreEvents;
 import io.kscale.assignor.internals.store.StoreClients;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * the topic's id. A re-created topic is a new log that restarts at offset 0: a consumer that kept
  * its position could skip records other brokers wrote into it, and this broker could then answer
  * "none stored" for a topic id another broker's T covers. So on a changed or vanished id the store
- * logs an ERROR, counts it ({@code onStoreTopicLost}), answers "not yet known" for every id it does
+ * logs an ERROR, counts it ({@link TaskCountStoreEvents#storeTopicLost}), answers "not yet known" for every id it does
  * not know (those topics are held), drops its consumer and producer, and, once a topic of that name
  * exists again, reads it from offset 0 with new clients before it answers "none stored" again.
  * It then writes back every T it knows that the new log lacks ({@link KnownTaskCounts#storeTopicLost}).
@@ -127,7 +128,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     private final AtomicLong readFailures = new AtomicLong();
     private final AtomicLong malformedRecords = new AtomicLong();
     private final AtomicLong storeTopicLosses = new AtomicLong();
-    private final Runnable onStoreTopicLost;
+    private final TaskCountStoreEvents events;
 
     // Owned by the store's thread (or by the test that calls step()).
     private volatile Consumer<byte[], byte[]> consumer;
@@ -159,8 +160,8 @@ public final class KafkaTaskCountStore implements TaskCountStore {
      *                          stripped): security settings on secured clusters
      * @param classicLayoutTopics the classic assignor's layout topics to seed from; empty for none
      * @param retryBackoff      how long to wait after a failed round
-     * @param onStoreTopicLost  called (on the store's thread) each time the topic is found deleted or
-     *                          re-created: the assignor's metric
+     * @param events            told (on the store's threads) of failed reads and writes and of a lost
+     *                          topic: the assignor's metrics
      * @return the started store
      * @throws IllegalArgumentException if a topic name is illegal, the replication factor neither -1
      *     nor positive, or the backoff not positive
@@ -168,9 +169,9 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     static KafkaTaskCountStore start(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                             String bootstrapServers, Map<String, ?> clientOverrides,
                                             List<String> classicLayoutTopics, Duration retryBackoff,
-                                            Runnable onStoreTopicLost) {
+                                            TaskCountStoreEvents events) {
         KafkaTaskCountStore store = new KafkaTaskCountStore(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost, StoreClients.KAFKA, Time.SYSTEM,
+                clientOverrides, classicLayoutTopics, retryBackoff, events, StoreClients.KAFKA, Time.SYSTEM,
                 MAX_STALENESS_MS);
         store.startThread();
         return store;
@@ -179,7 +180,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     /** As {@link #start}, without starting the thread: tests call {@link #step()} themselves. */
     KafkaTaskCountStore(Map<String, ?> brokerConfigs, String topic, short replicationFactor, String bootstrapServers,
                         Map<String, ?> clientOverrides, List<String> classicLayoutTopics, Duration retryBackoff,
-                        Runnable onStoreTopicLost, StoreClients clients, Time time, long maxStalenessMs) {
+                        TaskCountStoreEvents events, StoreClients clients, Time time, long maxStalenessMs) {
         Objects.requireNonNull(brokerConfigs, "brokerConfigs");
         Objects.requireNonNull(clientOverrides, "clientOverrides");
         if (topic == null || !TopicLayout.isLegalName(topic)) {
@@ -209,7 +210,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
         this.clients = Objects.requireNonNull(clients, "clients");
         this.time = Objects.requireNonNull(time, "time");
         this.retryBackoff = retryBackoff;
-        this.onStoreTopicLost = Objects.requireNonNull(onStoreTopicLost, "onStoreTopicLost");
+        this.events = Objects.requireNonNull(events, "events");
         this.counts = new KnownTaskCounts(time, maxStalenessMs, "broker " + nodeId);
     }
 
@@ -360,7 +361,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     private void lost(String what, String advice) {
         storeTopicLosses.incrementAndGet();
         try {
-            onStoreTopicLost.run();
+            events.storeTopicLost();
         } catch (RuntimeException e) {
             log.debug("Counting the loss of the task count topic failed", e);
         }
@@ -506,6 +507,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
             } catch (RuntimeException e) {
                 for (KnownTaskCounts.Write unsent : writes.subList(i, writes.size())) {
                     writeFailures.incrementAndGet();
+                    events.writeFailed();
                     counts.onWriteFailed(unsent.topicId);
                 }
                 throw e;
@@ -522,6 +524,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
             return;
         }
         writeFailures.incrementAndGet();
+        events.writeFailed();
         counts.onWriteFailed(write.topicId);
         log.warn("Could not record T={} for topic id {} in task count topic {}: {}. Trying again after the next read; "
                 + "this broker keeps using T={} meanwhile.", write.record.taskCount(), write.topicId, topic,
@@ -530,6 +533,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
 
     private void failed(Throwable failure) {
         readFailures.incrementAndGet();
+        events.readFailed();
         failuresInARow++;
         long now = time.milliseconds();
         if (failingSinceMs < 0) {

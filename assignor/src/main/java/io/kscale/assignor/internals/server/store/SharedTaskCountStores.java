@@ -1,5 +1,6 @@
 package io.kscale.assignor.internals.server.store;
 
+import io.kscale.assignor.internals.server.TaskCountStoreEvents;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -29,14 +30,14 @@ public final class SharedTaskCountStores {
     /**
      * The started store for these settings: the one already running, or a new one. Returns at
      * once; arguments as in {@link KafkaTaskCountStore#start} (the store that runs already keeps the
-     * {@code onStoreTopicLost} it was started with).
+     * {@code events} it was started with).
      *
      * @throws IllegalArgumentException as {@link KafkaTaskCountStore#start}
      */
     public static KafkaTaskCountStore forSettings(Map<String, ?> brokerConfigs, String topic, short replicationFactor,
                                                   String bootstrapServers, Map<String, ?> clientOverrides,
                                                   List<String> classicLayoutTopics, Duration retryBackoff,
-                                                  Runnable onStoreTopicLost) {
+                                                  TaskCountStoreEvents events) {
         StoreClientSettings clients = StoreClientSettings.derive(brokerConfigs, bootstrapServers, clientOverrides,
                 KafkaTaskCountStore.clientId(brokerConfigs));
         List<Object> key = List.of(String.valueOf(topic), replicationFactor, List.copyOf(classicLayoutTopics),
@@ -52,7 +53,7 @@ public final class SharedTaskCountStores {
                         classicLayoutTopics, clients.description(), STORES.size());
             }
             return KafkaTaskCountStore.start(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                    clientOverrides, classicLayoutTopics, retryBackoff, onStoreTopicLost);
+                    clientOverrides, classicLayoutTopics, retryBackoff, events);
         });
     }
 

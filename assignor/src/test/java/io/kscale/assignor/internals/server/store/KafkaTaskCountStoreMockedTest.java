@@ -39,6 +39,7 @@ class KafkaTaskCountStoreMockedTest {
         assertThat(store.lookup(ORDERS)).hasToString(TaskCount.notYetKnown().toString());
         assertThat(store.loaded()).isFalse();
         assertThat(store.readFailures()).isEqualTo(1);
+        assertThat(harness.metrics.storeReadFailuresTotal()).as("counted in the assignor's metrics").isEqualTo(1);
     }
 
     @Test
@@ -100,6 +101,24 @@ class KafkaTaskCountStoreMockedTest {
         assertThat(store.proposalsWritten()).isEqualTo(1);
         assertThat(store.counts().entry(ORDERS).orElseThrow().source).isEqualTo(KnownTaskCounts.Source.LOGGED);
         assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+    }
+
+    @Test
+    void shouldCountAFailedWriteAndWriteTheProposalAfterTheNextRead() {
+        harness.step();
+        assertThat(store.propose(ORDERS, 4, 4)).isEqualTo(4);
+
+        harness.producer.sendException = new org.apache.kafka.common.errors.TimeoutException("no leader yet");
+        assertThat(harness.step()).isFalse();
+
+        assertThat(store.writeFailures()).isEqualTo(1);
+        assertThat(harness.metrics.storeWriteFailuresTotal()).as("counted in the assignor's metrics").isEqualTo(1);
+        assertThat(store.lookup(ORDERS)).as("this broker keeps its proposal meanwhile").hasToString(TaskCount.known(4).toString());
+
+        harness.producer.sendException = null;
+        harness.step();
+        harness.step();
+        assertThat(harness.written()).containsExactly(ORDERS + " -> 4");
     }
 
     @Test
@@ -353,7 +372,7 @@ class KafkaTaskCountStoreMockedTest {
         harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS);
         assertThat(harness.step()).isTrue();
 
-        assertThat(harness.topicLosses).hasValue(1);
+        assertThat(harness.metrics.storeTopicLossesTotal()).isEqualTo(1);
         assertThat(store.storeTopicLosses()).isEqualTo(1);
         assertThat(store.lookup(PAYMENTS)).as("read from offset 0 of the new log, not from the old position")
                 .hasToString(TaskCount.known(8).toString());
@@ -379,7 +398,7 @@ class KafkaTaskCountStoreMockedTest {
                 .hasToString(TaskCount.notYetKnown().toString());
         assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
         assertThat(harness.created).as("the store does not create an empty store by itself").hasSize(1);
-        assertThat(harness.topicLosses).as("counted once per loss").hasValue(1);
+        assertThat(harness.metrics.storeTopicLossesTotal()).as("counted once per loss").isEqualTo(1);
 
         harness.recreateStoreTopic(); // by the operator
         assertThat(harness.step()).isTrue();
@@ -387,7 +406,7 @@ class KafkaTaskCountStoreMockedTest {
         assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
         assertThat(harness.storeLog).hasSize(1);
         assertThat(harness.written()).containsExactly(ORDERS + " -> 4", ORDERS + " -> 4");
-        assertThat(harness.topicLosses).hasValue(1);
+        assertThat(harness.metrics.storeTopicLossesTotal()).isEqualTo(1);
     }
 
     @Test
@@ -414,11 +433,11 @@ class KafkaTaskCountStoreMockedTest {
         harness.recreateStoreTopic();
         harness.time.sleep(KafkaTaskCountStore.TOPIC_ID_CHECK_MS - 1);
         harness.step();
-        assertThat(harness.topicLosses).hasValue(0);
+        assertThat(harness.metrics.storeTopicLossesTotal()).isEqualTo(0);
 
         harness.time.sleep(1);
         harness.step();
-        assertThat(harness.topicLosses).hasValue(1);
+        assertThat(harness.metrics.storeTopicLossesTotal()).isEqualTo(1);
     }
 
     @Test

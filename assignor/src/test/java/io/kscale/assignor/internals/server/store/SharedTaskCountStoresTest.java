@@ -1,5 +1,6 @@
 package io.kscale.assignor.internals.server.store;
 
+import io.kscale.assignor.internals.server.TaskCountStoreEvents;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -47,6 +48,6 @@ class SharedTaskCountStoresTest {
     private static KafkaTaskCountStore store(Map<String, Object> broker, String topic) {
         return SharedTaskCountStores.forSettings(broker, topic, (short) -1, "", Map.of(),
                 List.of("kscale-assignor-layouts"),
-                Duration.ofSeconds(1), () -> { });
+                Duration.ofSeconds(1), TaskCountStoreEvents.NONE);
     }
 }

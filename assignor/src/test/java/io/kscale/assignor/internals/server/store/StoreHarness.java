@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.server.store;
 import io.kscale.assignor.MockTime;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
+import io.kscale.assignor.internals.server.ServerAssignorMetrics;
 import io.kscale.assignor.internals.store.StoreClients;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
@@ -85,13 +86,13 @@ final class StoreHarness {
 
     /** The classic layout topics that exist. */
     private final List<String> classicTopicsCreated = new ArrayList<>();
-    /** How often the store reported its topic lost. */
-    final AtomicInteger topicLosses = new AtomicInteger();
+    /** What the store reported: failed reads and writes, lost topics. */
+    final ServerAssignorMetrics metrics = new ServerAssignorMetrics(() -> 0);
 
     StoreHarness(Map<String, ?> brokerConfigs, Map<String, ?> overrides, List<String> classicTopics) {
         consumer = newConsumer();
         store = new KafkaTaskCountStore(brokerConfigs, TOPIC, (short) -1, "", overrides, classicTopics,
-                Duration.ofSeconds(1), topicLosses::incrementAndGet, new MockClients(), time,
+                Duration.ofSeconds(1), metrics, new MockClients(), time,
                 KafkaTaskCountStore.MAX_STALENESS_MS);
     }
 

@@ -1,5 +1,6 @@
 package io.kscale.assignor.internals.server.store;
 
+import io.kscale.assignor.internals.server.TaskCountStoreEvents;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -168,7 +169,7 @@ class KafkaTaskCountStoreIT {
                 cluster.clientProperties().entrySet().stream()
                         .filter(e -> !e.getKey().equals("bootstrap.servers"))
                         .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)),
-                classicTopic.isEmpty() ? List.of() : List.of(classicTopic), Duration.ofMillis(200), () -> { });
+                classicTopic.isEmpty() ? List.of() : List.of(classicTopic), Duration.ofMillis(200), TaskCountStoreEvents.NONE);
         stores.add(store);
         return store;
     }
