@@ -9,15 +9,19 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * Narrows the spread ({@code max - min} load) of a group whose members read different topics,
- * moving units only where the spread needs it: the last step of {@link UnitPlacer}, after direct
- * moves have evened each class.
+ * Balances a group whose members read different topics, the last steps of {@link UnitPlacer}
+ * once kept units are back and the rest placed, moving kept units only where the spread
+ * ({@code max - min} load) needs it.
  *
- * <p>Direct moves leave a surplus that only a chain of classes carries: A reads x and y, B reads y
- * and z, C reads z; A holds 4, B 3, C 2. A gives a unit of y to B and B one of z to C: 3/3/3, two
- * moves for one unit of load. Such chains cost moves, so this class takes them only to lower the
- * largest load or to raise the smallest, never to even the middle:
+ * <p>A surplus may need a chain of classes: A reads x and y, B reads y and z, C reads z; A holds
+ * 4, B 3, C 2; no direct move helps, but A gives a unit of y to B and B one of z to C: 3/3/3, two
+ * moves for one unit of load. Evening every such chain (the sum of squared loads, what this
+ * replaced) moved up to 5 partitions where {@code uniform} moved 1 at the same spread: most of
+ * those shifts evened members in the middle. So:
  * <ol>
+ *   <li><b>Even the free units</b> ({@link #evenFree}): units placed this time (new, or of members
+ *       that left) shift along any path that lowers the sum of squared loads. Moving them costs
+ *       nothing, and the next steps start from the best they give.</li>
  *   <li><b>Lower the top</b>: every member at the largest load L looks for the cheapest path to
  *       a member v with {@code load(v) + w < L} (each link: a member gives one unit of weight w of
  *       a class it shares with the next). If every member at L finds one, L falls; if one of them
@@ -28,9 +32,13 @@ import java.util.TreeSet;
  *       cheapest path from a member u with {@code load(u) - w > l}; all or nothing per level.</li>
  * </ol>
  * Only the two ends of a path change load, and an end never crosses the level being fixed, so the
- * second step keeps the first's top. With units of one weight both end at the least spread any
- * assignment reaches (the largest load least and the smallest greatest at once: Harvey, Ladner,
- * Lovász, Tamir, "Semi-matchings for bipartite graphs and load balancing", 2006).
+ * last step keeps the top. With units of one weight, the least spread any assignment reaches has
+ * the largest load least and the smallest greatest at once (Harvey, Ladner, Lovász, Tamir,
+ * "Semi-matchings for bipartite graphs and load balancing", 2006); the level a member finds no
+ * path from is such a bound. A level whose members' paths compete for the same light member may
+ * stop above it, as the paths are taken one by one rather than as one flow;
+ * {@code ServerVersusUniformPropertyTest} checks that the spread is never wider than
+ * {@code uniform}'s.
  *
  * <p>Cost of a path: the partitions it takes from the members that held them before this
  * assignment (a unit placed this time, or moved already, moves for free), found by a 0-1
@@ -120,8 +128,9 @@ final class SpreadNarrower {
     }
 
     /**
-     * Evens loads with free units only (placed this time, or moved already): cost-reducing paths
-     * of free units from heavier to lighter members until none is left. Moves nothing that counts.
+     * Evens loads with free units only (placed this time): paths of free units from a member to
+     * one lighter by more than the unit's weight, until none is left. Each lowers the sum of
+     * squared loads, so the loop ends; it moves no partition a member held before.
      */
     static void evenFree(TaskUnits units, long[] load, int[] owner, int[] prior) {
         if (owner.length == 0 || units.classCount() < 2) {
@@ -212,14 +221,18 @@ final class SpreadNarrower {
         boolean[][] expanded = new boolean[2][units.classCount()];
         ArrayDeque<Integer> queue = new ArrayDeque<>();
         queue.add(source);
+        int best = -1;
         while (!queue.isEmpty()) {
             int x = queue.poll();
             if (done[x]) {
                 continue;
             }
+            if (best >= 0 && dist[x] > dist[best]) {
+                break;
+            }
             done[x] = true;
-            if (x != source && load[x] + w < level) {
-                return x;
+            if (x != source && load[x] + w < level && (best < 0 || load[x] < load[best])) {
+                best = x; // of the cheapest, the lightest: it needs the load most
             }
             for (int c : classesOf[x]) {
                 UnitPlacer.Holdings held = holdings.get(key(x, c));
@@ -236,7 +249,7 @@ final class SpreadNarrower {
                 }
             }
         }
-        return -1;
+        return best;
     }
 
     /**
@@ -250,14 +263,18 @@ final class SpreadNarrower {
         boolean[] expanded = new boolean[units.classCount()];
         ArrayDeque<Integer> queue = new ArrayDeque<>();
         queue.add(source);
+        int best = -1;
         while (!queue.isEmpty()) {
             int y = queue.poll();
             if (done[y]) {
                 continue;
             }
+            if (best >= 0 && dist[y] > dist[best]) {
+                break;
+            }
             done[y] = true;
-            if (y != source && load[y] - w > level) {
-                return y;
+            if (y != source && load[y] - w > level && (best < 0 || load[y] > load[best])) {
+                best = y; // of the cheapest, the heaviest: it has the load to spare most
             }
             for (int c : classesOf[y]) {
                 if (expanded[c]) {
@@ -272,7 +289,7 @@ final class SpreadNarrower {
                 }
             }
         }
-        return -1;
+        return best;
     }
 
     private void reset(int source) {

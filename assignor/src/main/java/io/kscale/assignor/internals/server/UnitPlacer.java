@@ -23,21 +23,18 @@ import java.util.TreeSet;
  *       constrained class first, heaviest unit first: on the least loaded member of the unit's
  *       class; among equally loaded members, on one whose rack hosts a replica
  *       ({@link RackLocality}), else the lowest index.</li>
- *   <li><b>Even free units</b>, when members read different topics: units placed in step 2 shift
- *       along paths of classes that share members from heavier to lighter members
- *       ({@link SpreadNarrower#evenFree}); moving them costs nothing, so the next steps start
- *       from the best the new units alone give.</li>
- *   <li><b>Even</b>, over all classes at once: while the most loaded member that can give a unit
- *       of weight {@code w} to the least loaded member of one of its classes with
- *       {@code load(min) + w < load(max)}, it gives one, first a unit placed in step 2, then a
- *       kept one; among those, the weight closest to half the gap. Each move lowers the sum of
- *       squared loads, so the loop ends; with one class and units of one weight w, the spread is
- *       at most w at the end. This is the balance {@code uniform} stops at too.</li>
- *   <li><b>Narrow the spread</b>, when members read different topics ({@link SpreadNarrower}):
- *       only what lowers the largest load or raises the smallest, along cheapest paths (A gives
- *       a unit of x to B, B one of y to C), all members of a level or none. With units of one
- *       weight the spread ends the least any assignment reaches; chains that only even the
- *       middle are not taken, as they move partitions without narrowing anything.</li>
+ *   <li><b>Even</b>, when every member reads the same topics (one class): while the most loaded
+ *       member can give a unit of weight {@code w} to the least loaded one with
+ *       {@code load(min) + w < load(max)}, it gives one, first a unit placed in step 2 (moving it
+ *       costs nothing), then a kept one; among those, the weight closest to half the gap. Each
+ *       move lowers the sum of squared loads, so the loop ends; at the end, with units of one
+ *       weight w, the spread is at most w.</li>
+ *   <li>When members read different topics, instead ({@link SpreadNarrower}): <b>even the free
+ *       units</b> (placed in step 2) along paths of classes that share members, which costs no
+ *       move; then <b>narrow the spread</b>: lower the largest load and raise the smallest along
+ *       cheapest paths (A gives a unit of x to B, B one of y to C; a direct move is a path of one
+ *       link), all members of a level or none. With units of one weight the spread ends the least
+ *       any assignment reaches, and no kept unit moves for a member in the middle.</li>
  * </ol>
  *
  * <p>Why not {@code internals.placement}'s {@code PlacementEngine}, which the classic adapter and
@@ -88,10 +85,9 @@ final class UnitPlacer {
         }
         if (units.classCount() > 1) {
             SpreadNarrower.evenFree(units, placer.load, placer.owner, prior);
-        }
-        placer.evenAll(unitsByClass);
-        if (units.classCount() > 1) {
             SpreadNarrower.narrow(units, placer.load, placer.owner, prior);
+        } else {
+            placer.evenAll(unitsByClass);
         }
         return placer.owner;
     }

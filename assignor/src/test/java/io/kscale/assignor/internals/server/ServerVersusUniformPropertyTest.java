@@ -31,12 +31,14 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>Same topics for all: kscale's spread is at most uniform's, fresh and after the change,
  *       and it moves no more partitions.</li>
- *   <li>Different topics: the spread is at most uniform's too. Moves may exceed uniform's in two
- *       cases, both seen on these seeds: kscale ends better balanced (it evens loads along chains
- *       of members that share topics, e.g. uniform moved 0 and kept spread 2 where kscale moved 8
- *       to reach 1), and, at equal spread, by a little (10 against 9): a unit shifted along a
- *       chain moves once per link. So at equal spread the bound is uniform's moves plus one plus
- *       an eighth.</li>
+ *   <li>Different topics: the spread is at most uniform's too, fresh and after the change. At
+ *       equal spread kscale moves at most {@value #EQUAL_SPREAD_SLACK} partition more than
+ *       uniform: its cheapest paths are taken one by one, not as one min-cost flow, and 2 of
+ *       9,000 tries needed that one (21 against 20, 78 against 77); 18,000 tries passed. Where
+ *       kscale ends strictly better balanced, it may move more: it reaches the least spread any
+ *       assignment has, uniform may stop above it, and narrowing takes moves uniform does not
+ *       make ({@link #shouldMoveAPartitionUniformKeepsOnlyToReachTheLeastSpread}, the smallest
+ *       case). Neither can be had without the other unless kscale knew where uniform stops.</li>
  * </ul>
  * The topics have distinct partition counts, so no two share T and every unit is one partition,
  * as fine-grained as uniform. With topics of equal count and equal subscribers kscale puts task
@@ -49,7 +51,7 @@ class ServerVersusUniformPropertyTest {
 
     private static final int TRIES = 100;
     /** Partitions kscale may move beyond uniform's at equal spread, with different topics (see the class comment). */
-    private static final int EQUAL_SPREAD_SLACK = 2;
+    private static final int EQUAL_SPREAD_SLACK = 1;
 
     @Property
     Stream<DynamicTest> shouldMoveNoMoreAndBalanceNoWorseThanUniformWhenAllMembersReadTheSameTopics() {
