@@ -137,20 +137,27 @@ final class SpreadNarrower {
             return;
         }
         SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior);
-        boolean shifted = true;
-        while (shifted) {
-            shifted = false;
-            for (int m = 0; m < load.length; m++) {
-                for (long w : narrower.weights) {
-                    int end = narrower.placeable[m] ? narrower.searchDown(m, load[m], w, true) : -1;
-                    if (end >= 0) {
-                        narrower.shiftPath(m, end, w, true);
-                        shifted = true;
-                        break;
-                    }
+        while (narrower.shiftFreeOnce()) {
+            // the sum of squared loads fell
+        }
+    }
+
+    /**
+     * One path of free units, searched from all members of a load level at once, the top level
+     * first (what the replaced chain balancer did too: one search per level, not per member).
+     */
+    private boolean shiftFreeOnce() {
+        long[] levels = Arrays.stream(load).distinct().sorted().toArray();
+        for (long w : weights) {
+            for (int i = levels.length - 1; i > 0 && levels[0] + w < levels[i]; i--) {
+                int end = searchDown(levels[i], w);
+                if (end >= 0) {
+                    shiftPath(end, w, true);
+                    return true;
                 }
             }
         }
+        return false;
     }
 
     /**
@@ -193,12 +200,13 @@ final class SpreadNarrower {
             return false;
         }
         int end = top ? searchDown(member, level, bestWeight) : searchUp(member, level, bestWeight);
-        shiftPath(member, end, bestWeight, top);
+        shiftPath(end, bestWeight, top);
         return true;
     }
 
-    private void shiftPath(int member, int end, long bestWeight, boolean top) {
-        for (int v = end; v != member; v = parent[v]) {
+    /** Along the path the last search found, from its source (parent -1) to {@code end}. */
+    private void shiftPath(int end, long bestWeight, boolean top) {
+        for (int v = end; parent[v] >= 0; v = parent[v]) {
             // top: parent[v] gives to v; bottom: v gives to parent[v]
             int giver = top ? parent[v] : v;
             int taker = top ? v : parent[v];
@@ -213,14 +221,31 @@ final class SpreadNarrower {
      * @return v, or -1
      */
     private int searchDown(int source, long level, long w) {
+        reset(source);
         return searchDown(source, level, w, false);
     }
 
+    /** {@link #searchDown} over free units only, from every placeable member at {@code level}. */
+    private int searchDown(long level, long w) {
+        Arrays.fill(dist, UNSEEN);
+        Arrays.fill(done, false);
+        for (int m = 0; m < load.length; m++) {
+            if (placeable[m] && load[m] == level) {
+                dist[m] = 0;
+                parent[m] = -1;
+            }
+        }
+        return searchDown(-1, level, w, true);
+    }
+
     private int searchDown(int source, long level, long w, boolean freeOnly) {
-        reset(source);
         boolean[][] expanded = new boolean[2][units.classCount()];
         ArrayDeque<Integer> queue = new ArrayDeque<>();
-        queue.add(source);
+        for (int m = 0; m < load.length; m++) {
+            if (dist[m] == 0) {
+                queue.add(m);
+            }
+        }
         int best = -1;
         while (!queue.isEmpty()) {
             int x = queue.poll();
@@ -231,7 +256,7 @@ final class SpreadNarrower {
                 break;
             }
             done[x] = true;
-            if (x != source && load[x] + w < level && (best < 0 || load[x] < load[best])) {
+            if (load[x] + w < level && (best < 0 || load[x] < load[best])) {
                 best = x; // of the cheapest, the lightest: it needs the load most
             }
             for (int c : classesOf[x]) {

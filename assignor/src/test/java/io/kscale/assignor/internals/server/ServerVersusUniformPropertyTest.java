@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  *   <li>Different topics: the spread is at most uniform's too, fresh and after the change. At
  *       equal spread kscale moves at most {@value #EQUAL_SPREAD_SLACK} partition more than
  *       uniform: its cheapest paths are taken one by one, not as one min-cost flow, and 2 of
- *       9,000 tries needed that one (21 against 20, 78 against 77); 18,000 tries passed. Where
+ *       9,000 tries needed that one (21 against 20, 78 against 77); 21,000 tries passed. Where
  *       kscale ends strictly better balanced, it may move more: it reaches the least spread any
  *       assignment has, uniform may stop above it, and narrowing takes moves uniform does not
  *       make ({@link #shouldMoveAPartitionUniformKeepsOnlyToReachTheLeastSpread}, the smallest
