@@ -101,7 +101,7 @@ public final class ServerAssignmentBuilder {
         TaskUnits units = TaskUnits.of(topics);
         int[] prior = priorOwners(members, topics, units);
         RackLocality racks = new RackLocality(members, topics, units, describer);
-        int[] owner = UnitPlacer.place(units, baseLoad, prior, racks, members.ids);
+        int[] owner = UnitPlacer.place(units, baseLoad, prior, racks);
         return assemble(members, topics, units, owner, held);
     }
 

@@ -1,6 +1,5 @@
 package io.kscale.assignor.internals.server;
 
-import io.kscale.assignor.internals.placement.CrossGroupBalancer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,19 +29,21 @@ import java.util.TreeSet;
  *       costs nothing), then a kept one; among those, the weight closest to half the gap. Each
  *       move lowers the sum of squared loads, so the loop ends; at the end, with units of one
  *       weight w, the spread is at most w.</li>
- *   <li><b>Even along chains</b>, when members read different topics:
- *       {@link CrossGroupBalancer} shifts units along paths of classes that share members (A
- *       gives a unit of x to B, B one of y to C), direct moves being paths of one link, giving
- *       units placed in step 2 first. With units of one weight, no such path is left at the
- *       end, and the largest load is the least any assignment reaches.</li>
+ *   <li>When members read different topics, instead ({@link SpreadNarrower}): <b>even the free
+ *       units</b> (placed in step 2) along paths of classes that share members, which costs no
+ *       move; then <b>narrow the spread</b>: lower the largest load and raise the smallest along
+ *       cheapest paths (A gives a unit of x to B, B one of y to C; a direct move is a path of one
+ *       link), all members of a level or none. With units of one weight the spread ends the least
+ *       any assignment reaches, and no kept unit moves for a member in the middle.</li>
  * </ol>
  *
  * <p>Why not {@code internals.placement}'s {@code PlacementEngine}, which the classic adapter and
  * Kafka Streams use: it plans warmups and standbys from lags, which the broker never sees, names
  * tasks and clients by strings, and compares every task with every client when it places new
  * ones; a broker places up to a million units per member change. This class keeps the same cost
- * order without the lag terms (stickiness, then balance) in arrays and heaps, and reuses the
- * engine's {@link CrossGroupBalancer} for the one step that needs a graph search.
+ * order without the lag terms (stickiness, then balance) in arrays and heaps. (It used the
+ * engine's {@code CrossGroupBalancer} for chains; that one shifts along any cost-reducing path,
+ * evening the middle too, which moved 5 partitions where {@code uniform} moved 1 at equal spread.)
  *
  * <p>Worked example: members m0 and m1 hold units 0..3 (m0: 0, 1; m1: 2, 3, weight 1 each); m2
  * joins. Keep: 2-2-0. Place: nothing new. Even: m0 (2) gives to m2 (0)? 0 + 1 &lt; 2, yes: m0's
@@ -53,17 +54,15 @@ final class UnitPlacer {
 
     private final TaskUnits units;
     private final RackLocality racks;
-    private final String[] memberIds;
     private final int[] prior;
     private final long[] load;
     private final int[] owner;
     /** By unit: kept from the current target in step 1. */
     private final boolean[] kept;
 
-    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, String[] memberIds) {
+    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks) {
         this.units = units;
         this.racks = racks;
-        this.memberIds = memberIds;
         this.prior = prior;
         this.load = baseLoad.clone();
         this.owner = new int[units.count()];
@@ -76,8 +75,8 @@ final class UnitPlacer {
      * @param prior    by unit: the member to keep it on, or -1; must be a member of the unit's class
      * @return by unit: its member
      */
-    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, String[] memberIds) {
-        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, racks, memberIds);
+    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks) {
+        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, racks);
         placer.keepPriorOwners();
         int[][] unitsByClass = placer.unitsByClass();
         Integer[] order = placer.classesMostConstrainedFirst();
@@ -85,7 +84,8 @@ final class UnitPlacer {
             placer.placeUnowned(c, unitsByClass[c]);
         }
         if (units.classCount() > 1) {
-            placer.shiftAlongChains();
+            SpreadNarrower.evenFree(units, placer.load, placer.owner, prior);
+            SpreadNarrower.narrow(units, placer.load, placer.owner, prior);
         } else {
             placer.evenAll(unitsByClass);
         }
@@ -295,42 +295,8 @@ final class UnitPlacer {
         return max - min;
     }
 
-    private void shiftAlongChains() {
-        CrossGroupBalancer chains = new CrossGroupBalancer();
-        for (int m = 0; m < load.length; m++) {
-            chains.load(memberIds[m], load[m]);
-        }
-        int[] group = new int[units.classCount()];
-        for (int c = 0; c < group.length; c++) {
-            List<String> ids = new ArrayList<>(units.classMembers[c].length);
-            for (int m : units.classMembers[c]) {
-                ids.add(memberIds[m]);
-            }
-            group[c] = chains.group(ids);
-        }
-        for (int u = 0; u < owner.length; u++) {
-            chains.unit(group[units.unitClass[u]], units.weight[u], memberIds[owner[u]],
-                    prior[u] < 0 ? null : memberIds[prior[u]]);
-        }
-        if (chains.balance() == 0) {
-            return;
-        }
-        Map<String, Integer> index = new HashMap<>();
-        for (int m = 0; m < memberIds.length; m++) {
-            index.put(memberIds[m], m);
-        }
-        for (int u = 0; u < owner.length; u++) {
-            int m = index.get(chains.owner(u));
-            if (m != owner[u]) {
-                load[owner[u]] -= units.weight[u];
-                load[m] += units.weight[u];
-                owner[u] = m;
-            }
-        }
-    }
-
     /** A member's units of one class by weight: those placed this time (free to move) apart from those kept. */
-    private static final class Holdings {
+    static final class Holdings {
         private final TreeMap<Long, ArrayDeque<Integer>> placed = new TreeMap<>();
         private final TreeMap<Long, ArrayDeque<Integer>> keptUnits = new TreeMap<>();
 
@@ -345,6 +311,21 @@ final class UnitPlacer {
             if (same.isEmpty()) {
                 map.remove(weight);
             }
+        }
+
+        boolean has(long weight) {
+            return placed.containsKey(weight) || keptUnits.containsKey(weight);
+        }
+
+        /** @return whether it holds a unit of this weight that moving costs nothing (not on its prior owner) */
+        boolean hasFree(long weight) {
+            return placed.containsKey(weight);
+        }
+
+        /** @return a unit of this weight, a free one first; the caller moves it (see {@link #remove}) */
+        int take(long weight) {
+            ArrayDeque<Integer> free = placed.get(weight);
+            return free != null ? free.peekLast() : keptUnits.get(weight).peekLast();
         }
 
         /** @return a unit with weight in [1, gap), placed ones first, the weight closest to gap / 2; -1 if none */

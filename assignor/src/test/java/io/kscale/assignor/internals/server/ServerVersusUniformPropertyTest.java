@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kscale.assignor.Property;
 import io.kscale.assignor.Seeds;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -16,6 +18,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 
 /**
  * The broker-side assignor against Kafka's own {@code uniform} ({@link UniformAssignor}), on the
@@ -28,12 +31,14 @@ import org.junit.jupiter.api.DynamicTest;
  * <ul>
  *   <li>Same topics for all: kscale's spread is at most uniform's, fresh and after the change,
  *       and it moves no more partitions.</li>
- *   <li>Different topics: the spread is at most uniform's too. Moves may exceed uniform's in two
- *       cases, both seen on these seeds: kscale ends better balanced (it evens loads along chains
- *       of members that share topics, e.g. uniform moved 0 and kept spread 2 where kscale moved 8
- *       to reach 1), and, at equal spread, by a little (10 against 9): a unit shifted along a
- *       chain moves once per link. So at equal spread the bound is uniform's moves plus one plus
- *       an eighth.</li>
+ *   <li>Different topics: the spread is at most uniform's too, fresh and after the change. At
+ *       equal spread kscale moves at most {@value #EQUAL_SPREAD_SLACK} partition more than
+ *       uniform: its cheapest paths are taken one by one, not as one min-cost flow, and 2 of
+ *       9,000 tries needed that one (21 against 20, 78 against 77); 21,000 tries passed. Where
+ *       kscale ends strictly better balanced, it may move more: it reaches the least spread any
+ *       assignment has, uniform may stop above it, and narrowing takes moves uniform does not
+ *       make ({@link #shouldMoveAPartitionUniformKeepsOnlyToReachTheLeastSpread}, the smallest
+ *       case). Neither can be had without the other unless kscale knew where uniform stops.</li>
  * </ul>
  * The topics have distinct partition counts, so no two share T and every unit is one partition,
  * as fine-grained as uniform. With topics of equal count and equal subscribers kscale puts task
@@ -45,6 +50,8 @@ import org.junit.jupiter.api.DynamicTest;
 class ServerVersusUniformPropertyTest {
 
     private static final int TRIES = 100;
+    /** Partitions kscale may move beyond uniform's at equal spread, with different topics (see the class comment). */
+    private static final int EQUAL_SPREAD_SLACK = 1;
 
     @Property
     Stream<DynamicTest> shouldMoveNoMoreAndBalanceNoWorseThanUniformWhenAllMembersReadTheSameTopics() {
@@ -52,7 +59,7 @@ class ServerVersusUniformPropertyTest {
     }
 
     @Property
-    Stream<DynamicTest> shouldBalanceNoWorseAndMoveAboutAsLittleAsUniformWhenMembersReadDifferentTopics() {
+    Stream<DynamicTest> shouldMoveNoMoreAndBalanceNoWorseThanUniformWhenMembersReadDifferentTopics() {
         return Seeds.tries(TRIES, random -> checkCase(random, true));
     }
 
@@ -116,12 +123,48 @@ class ServerVersusUniformPropertyTest {
         assertThat(spread(ours, oursAfter)).as("spread after the change: %s", outcome)
                 .isLessThanOrEqualTo(spread(theirs, theirsAfter));
         int theirMoves = ServerChecks.moved(theirs, theirsAfter);
-        if (heterogeneous && spread(ours, oursAfter) < spread(theirs, theirsAfter)) {
-            return; // a better balance than uniform's may take moves uniform does not make
+        if (spread(ours, oursAfter) < spread(theirs, theirsAfter)) {
+            // Only with different topics: kscale reaches the least spread, uniform may stop above it,
+            // and the chain that narrows it moves partitions uniform keeps (see the example below).
+            assertThat(heterogeneous).as("better balanced than uniform with the same topics: %s", outcome).isTrue();
+            return;
         }
-        int slack = heterogeneous ? 1 + theirMoves / 8 : 0;
+        int slack = heterogeneous ? EQUAL_SPREAD_SLACK : 0;
         assertThat(ServerChecks.moved(ours, oursAfter)).as("partitions moved (slack %d): %s", slack, outcome)
                 .isLessThanOrEqualTo(theirMoves + slack);
+    }
+
+    /**
+     * The minimal case where reaching the least spread costs a move uniform does not make: A reads
+     * x and y, B reads y and z, C reads z, E reads y; E leaves. Both put E's y-0 on A (least loaded
+     * of y's readers, A first on a tie): 3/2/1, where no direct move helps (B + 1 is not below A,
+     * C + 1 not below B). Uniform stops there (spread 2, nothing moved); kscale shifts y-0 to B
+     * and one of B's z to C (spread 0, one partition moved).
+     */
+    @Test
+    void shouldMoveAPartitionUniformKeepsOnlyToReachTheLeastSpread() {
+        Uuid x = new Uuid(1, 1);
+        Uuid y = new Uuid(1, 2);
+        Uuid z = new Uuid(1, 3);
+        TestGroup ours = new TestGroup();
+        TestGroup theirs = new TestGroup();
+        for (TestGroup group : List.of(ours, theirs)) {
+            group.topic(x, 2).topic(y, 1).topic(z, 3)
+                    .member("a", x, y).member("b", y, z).member("c", z).member("e", y)
+                    .target("a", target(x, 0, 1)).target("b", target(z, 0, 1)).target("c", target(z, 2))
+                    .target("e", target(y, 0))
+                    .leave("e");
+        }
+        GroupAssignment oursAfter = assign(ours, new InMemoryTaskCountStore());
+        GroupAssignment theirsAfter = new UniformAssignor().assign(theirs.spec(), theirs.describer());
+
+        assertThat(List.of(ServerChecks.moved(theirs, theirsAfter), spread(theirs, theirsAfter))).containsExactly(0, 2);
+        assertThat(List.of(ServerChecks.moved(ours, oursAfter), spread(ours, oursAfter))).containsExactly(1, 0);
+    }
+
+    /** Unmodifiable, as the coordinator's (Kafka's uniform checks that it is). */
+    private static Map<Uuid, Set<Integer>> target(Uuid topic, Integer... partitions) {
+        return Collections.unmodifiableMap(new HashMap<>(Map.of(topic, Collections.unmodifiableSet(new TreeSet<>(List.of(partitions))))));
     }
 
     private static GroupAssignment assign(TestGroup group, TaskCountStore store) {

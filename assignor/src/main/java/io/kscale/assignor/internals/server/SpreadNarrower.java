@@ -1,0 +1,373 @@
+package io.kscale.assignor.internals.server;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Balances a group whose members read different topics, the last steps of {@link UnitPlacer}
+ * once kept units are back and the rest placed, moving kept units only where the spread
+ * ({@code max - min} load) needs it.
+ *
+ * <p>A surplus may need a chain of classes: A reads x and y, B reads y and z, C reads z; A holds
+ * 4, B 3, C 2; no direct move helps, but A gives a unit of y to B and B one of z to C: 3/3/3, two
+ * moves for one unit of load. Evening every such chain (the sum of squared loads, what this
+ * replaced) moved up to 5 partitions where {@code uniform} moved 1 at the same spread: most of
+ * those shifts evened members in the middle. So:
+ * <ol>
+ *   <li><b>Even the free units</b> ({@link #evenFree}): units placed this time (new, or of members
+ *       that left) shift along any path that lowers the sum of squared loads. Moving them costs
+ *       nothing, and the next steps start from the best they give.</li>
+ *   <li><b>Lower the top</b>: every member at the largest load L looks for the cheapest path to
+ *       a member v with {@code load(v) + w < L} (each link: a member gives one unit of weight w of
+ *       a class it shares with the next). If every member at L finds one, L falls; if one of them
+ *       finds none, no assignment of these units has a largest load below L (the members it
+ *       reaches hold units only they may take, at least L - 1 each on average plus its surplus),
+ *       so the shifts made at this level are undone and the step ends.</li>
+ *   <li><b>Raise the bottom</b>, the mirror: every member at the smallest load l looks for the
+ *       cheapest path from a member u with {@code load(u) - w > l}; all or nothing per level.</li>
+ * </ol>
+ * Only the two ends of a path change load, and an end never crosses the level being fixed, so the
+ * last step keeps the top. With units of one weight, the least spread any assignment reaches has
+ * the largest load least and the smallest greatest at once (Harvey, Ladner, Lovász, Tamir,
+ * "Semi-matchings for bipartite graphs and load balancing", 2006); the level a member finds no
+ * path from is such a bound. A level whose members' paths compete for the same light member may
+ * stop above it, as the paths are taken one by one rather than as one flow;
+ * {@code ServerVersusUniformPropertyTest} checks that the spread is never wider than
+ * {@code uniform}'s.
+ *
+ * <p>Cost of a path: the partitions it takes from the members that held them before this
+ * assignment (a unit placed this time, or moved already, moves for free), found by a 0-1
+ * breadth-first search: a class is expanded at most once per cost, so one search visits each
+ * member-class pair at most twice. All-or-nothing levels keep the moves to those that narrow the
+ * spread: with moves made for a level that cannot be reached, a member would lose partitions for
+ * nothing.
+ *
+ * <p>Worked example: A reads x, y; B reads y, z; C reads z; loads 4/3/2, units of weight 1, all
+ * kept. Top at 4: A searches; B (3 + 1 is not below 4) is passed through via y, C reached via z
+ * (2 + 1 &lt; 4): the path A -y-&gt; B -z-&gt; C, cost 2, gives 3/3/3. Top at 3: A finds nobody
+ * below 2, so the level stays (nothing to undo). Bottom at 3: nobody above 4, it stays. Two moves;
+ * had D, reading only w, held 5, the top could not fall below 5 and A would have kept its 4.
+ *
+ * <p>Pure and single-use; it changes the placer's arrays in place.
+ */
+final class SpreadNarrower {
+
+    private static final int UNSEEN = Integer.MAX_VALUE;
+
+    private final TaskUnits units;
+    private final long[] load;
+    private final int[] owner;
+    private final int[] prior;
+    private final int[][] classesOf;
+    private final boolean[] placeable;
+    private final long[] weights;
+    /** By (member, class): the units of that class the member holds, by weight, free ones apart. */
+    private final Map<Long, UnitPlacer.Holdings> holdings = new HashMap<>();
+    /** The moves of the level being tried, to undo them if it cannot be reached: unit, from. */
+    private final List<int[]> journal = new ArrayList<>();
+
+    private final int[] dist;
+    private final int[] parent;
+    private final int[] via;
+    private final boolean[] done;
+
+    private SpreadNarrower(TaskUnits units, long[] load, int[] owner, int[] prior) {
+        this.units = units;
+        this.load = load;
+        this.owner = owner;
+        this.prior = prior;
+        int members = load.length;
+        List<List<Integer>> classes = new ArrayList<>();
+        for (int m = 0; m < members; m++) {
+            classes.add(new ArrayList<>());
+        }
+        for (int c = 0; c < units.classCount(); c++) {
+            for (int m : units.classMembers[c]) {
+                classes.get(m).add(c);
+            }
+        }
+        this.classesOf = new int[members][];
+        this.placeable = new boolean[members];
+        for (int m = 0; m < members; m++) {
+            classesOf[m] = classes.get(m).stream().mapToInt(Integer::intValue).toArray();
+            placeable[m] = classesOf[m].length > 0;
+        }
+        TreeSet<Long> distinct = new TreeSet<>();
+        for (int u = 0; u < owner.length; u++) {
+            distinct.add(units.weight[u]);
+            holding(owner[u], units.unitClass[u]).add(u, units.weight[u], isKept(u));
+        }
+        this.weights = distinct.descendingSet().stream().mapToLong(Long::longValue).toArray();
+        this.dist = new int[members];
+        this.parent = new int[members];
+        this.via = new int[members];
+        this.done = new boolean[members];
+    }
+
+    /**
+     * @param load  by member: its load, changed in place
+     * @param owner by unit: its member, changed in place
+     * @param prior by unit: the member that held it before this assignment, or -1
+     */
+    static void narrow(TaskUnits units, long[] load, int[] owner, int[] prior) {
+        if (owner.length == 0) {
+            return;
+        }
+        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior);
+        while (narrower.shiftLevel(true)) {
+            // the top fell by at least one
+        }
+        while (narrower.shiftLevel(false)) {
+            // the bottom rose by at least one
+        }
+    }
+
+    /**
+     * Evens loads with free units only (placed this time): paths of free units from a member to
+     * one lighter by more than the unit's weight, until none is left. Each lowers the sum of
+     * squared loads, so the loop ends; it moves no partition a member held before.
+     */
+    static void evenFree(TaskUnits units, long[] load, int[] owner, int[] prior) {
+        if (owner.length == 0 || units.classCount() < 2) {
+            return;
+        }
+        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior);
+        while (narrower.shiftFreeOnce()) {
+            // the sum of squared loads fell
+        }
+    }
+
+    /**
+     * One path of free units, searched from all members of a load level at once, the top level
+     * first (what the replaced chain balancer did too: one search per level, not per member).
+     */
+    private boolean shiftFreeOnce() {
+        long[] levels = Arrays.stream(load).distinct().sorted().toArray();
+        for (long w : weights) {
+            for (int i = levels.length - 1; i > 0 && levels[0] + w < levels[i]; i--) {
+                int end = searchDown(levels[i], w);
+                if (end >= 0) {
+                    shiftPath(end, w, true);
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Moves every member at the top (or bottom) level off it along cheapest paths, or none.
+     *
+     * @return whether the level was left by all its members
+     */
+    private boolean shiftLevel(boolean top) {
+        long level = top ? Long.MIN_VALUE : Long.MAX_VALUE;
+        for (int m = 0; m < load.length; m++) {
+            if (placeable[m]) {
+                level = top ? Math.max(level, load[m]) : Math.min(level, load[m]);
+            }
+        }
+        journal.clear();
+        for (int m = 0; m < load.length; m++) {
+            if (!placeable[m] || load[m] != level) {
+                continue;
+            }
+            if (!shiftCheapest(m, level, top)) {
+                undo();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One path for the member at {@code level}, the cheapest over all weights; false if none. */
+    private boolean shiftCheapest(int member, long level, boolean top) {
+        int bestCost = UNSEEN;
+        long bestWeight = 0;
+        for (long w : weights) {
+            int end = top ? searchDown(member, level, w) : searchUp(member, level, w);
+            if (end >= 0 && dist[end] < bestCost) {
+                bestCost = dist[end];
+                bestWeight = w;
+            }
+        }
+        if (bestCost == UNSEEN) {
+            return false;
+        }
+        int end = top ? searchDown(member, level, bestWeight) : searchUp(member, level, bestWeight);
+        shiftPath(end, bestWeight, top);
+        return true;
+    }
+
+    /** Along the path the last search found, from its source (parent -1) to {@code end}. */
+    private void shiftPath(int end, long bestWeight, boolean top) {
+        for (int v = end; parent[v] >= 0; v = parent[v]) {
+            // top: parent[v] gives to v; bottom: v gives to parent[v]
+            int giver = top ? parent[v] : v;
+            int taker = top ? v : parent[v];
+            move(holding(giver, via[v]).take(bestWeight), giver, taker);
+        }
+    }
+
+    /**
+     * Cheapest path from {@code source} (at the top level) through givers of a unit of weight w
+     * to a member v with {@code load(v) + w < level}.
+     *
+     * @return v, or -1
+     */
+    private int searchDown(int source, long level, long w) {
+        reset(source);
+        return searchDown(source, level, w, false);
+    }
+
+    /** {@link #searchDown} over free units only, from every placeable member at {@code level}. */
+    private int searchDown(long level, long w) {
+        Arrays.fill(dist, UNSEEN);
+        Arrays.fill(done, false);
+        for (int m = 0; m < load.length; m++) {
+            if (placeable[m] && load[m] == level) {
+                dist[m] = 0;
+                parent[m] = -1;
+            }
+        }
+        return searchDown(-1, level, w, true);
+    }
+
+    private int searchDown(int source, long level, long w, boolean freeOnly) {
+        boolean[][] expanded = new boolean[2][units.classCount()];
+        ArrayDeque<Integer> queue = new ArrayDeque<>();
+        for (int m = 0; m < load.length; m++) {
+            if (dist[m] == 0) {
+                queue.add(m);
+            }
+        }
+        int best = -1;
+        while (!queue.isEmpty()) {
+            int x = queue.poll();
+            if (done[x]) {
+                continue;
+            }
+            if (best >= 0 && dist[x] > dist[best]) {
+                break;
+            }
+            done[x] = true;
+            if (load[x] + w < level && (best < 0 || load[x] < load[best])) {
+                best = x; // of the cheapest, the lightest: it needs the load most
+            }
+            for (int c : classesOf[x]) {
+                UnitPlacer.Holdings held = holdings.get(key(x, c));
+                if (held == null || !held.has(w)) {
+                    continue;
+                }
+                int cost = held.hasFree(w) ? 0 : 1;
+                if (expanded[cost][c] || (freeOnly && cost > 0)) {
+                    continue;
+                }
+                expanded[cost][c] = true;
+                for (int y : units.classMembers[c]) {
+                    relax(queue, x, y, c, cost);
+                }
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Cheapest path from a member u with {@code load(u) - w > level} through givers of a unit of
+     * weight w to {@code source} (at the bottom level), searched backwards from the source.
+     *
+     * @return u, or -1
+     */
+    private int searchUp(int source, long level, long w) {
+        reset(source);
+        boolean[] expanded = new boolean[units.classCount()];
+        ArrayDeque<Integer> queue = new ArrayDeque<>();
+        queue.add(source);
+        int best = -1;
+        while (!queue.isEmpty()) {
+            int y = queue.poll();
+            if (done[y]) {
+                continue;
+            }
+            if (best >= 0 && dist[y] > dist[best]) {
+                break;
+            }
+            done[y] = true;
+            if (y != source && load[y] - w > level && (best < 0 || load[y] > load[best])) {
+                best = y; // of the cheapest, the heaviest: it has the load to spare most
+            }
+            for (int c : classesOf[y]) {
+                if (expanded[c]) {
+                    continue;
+                }
+                expanded[c] = true;
+                for (int x : units.classMembers[c]) {
+                    UnitPlacer.Holdings held = holdings.get(key(x, c));
+                    if (held != null && held.has(w)) {
+                        relax(queue, y, x, c, held.hasFree(w) ? 0 : 1);
+                    }
+                }
+            }
+        }
+        return best;
+    }
+
+    private void reset(int source) {
+        Arrays.fill(dist, UNSEEN);
+        Arrays.fill(done, false);
+        dist[source] = 0;
+        parent[source] = -1;
+    }
+
+    private void relax(ArrayDeque<Integer> queue, int from, int to, int c, int cost) {
+        int d = dist[from] + cost;
+        if (done[to] || d >= dist[to]) {
+            return;
+        }
+        dist[to] = d;
+        parent[to] = from;
+        via[to] = c;
+        if (cost == 0) {
+            queue.addFirst(to);
+        } else {
+            queue.addLast(to);
+        }
+    }
+
+    private void move(int unit, int from, int to) {
+        int c = units.unitClass[unit];
+        long w = units.weight[unit];
+        holding(from, c).remove(unit, w, isKept(unit));
+        owner[unit] = to;
+        holding(to, c).add(unit, w, isKept(unit));
+        load[from] -= w;
+        load[to] += w;
+        journal.add(new int[] {unit, from});
+    }
+
+    private void undo() {
+        for (int i = journal.size() - 1; i >= 0; i--) {
+            int[] step = journal.get(i);
+            move(step[0], owner[step[0]], step[1]);
+        }
+        journal.clear();
+    }
+
+    /** On the member that held it before: moving it costs its partitions. */
+    private boolean isKept(int unit) {
+        return owner[unit] == prior[unit];
+    }
+
+    private UnitPlacer.Holdings holding(int member, int c) {
+        return holdings.computeIfAbsent(key(member, c), k -> new UnitPlacer.Holdings());
+    }
+
+    private long key(int member, int c) {
+        return (long) c * load.length + member;
+    }
+}
