@@ -177,7 +177,7 @@ abstract class PluginSmokeChecks {
     }
 
     /** The kafka-clients version on the classpath, from the properties file its jar carries. */
-    private static String clientVersion() {
+    static String clientVersion() {
         Properties version = new Properties();
         try (var in = Admin.class.getClassLoader().getResourceAsStream("kafka/kafka-version.properties")) {
             if (in != null) {

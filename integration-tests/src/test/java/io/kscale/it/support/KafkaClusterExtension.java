@@ -92,7 +92,7 @@ public final class KafkaClusterExtension implements BeforeAllCallback, BeforeEac
                 .brokerProperties(FAST_TEST_SETTINGS)
                 .security(settings.security())
                 .workDir(Path.of(System.getProperty("kscale.cluster.workdir", "target/kscale-clusters")));
-        if (settings.serverAssignors()) {
+        if (settings.serverAssignors() && ServerAssignorPlugin.brokersServeIt()) {
             ServerAssignorPlugin.addTo(spec, Path.of("target", "kscale-plugins"));
         }
         for (String property : settings.brokerProperties()) {

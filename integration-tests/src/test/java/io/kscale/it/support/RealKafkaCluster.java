@@ -34,7 +34,10 @@ public @interface RealKafkaCluster {
      * Whether every broker loads kscale's assignor jar and offers the broker-side assignors in
      * {@code group.consumer.assignors}: kscale's first where this build has it, then Kafka's
      * {@code uniform} and {@code range} ({@link io.kscale.lab.cluster.ServerAssignorPlugin}).
-     * {@link #brokerProperties()} can still override the setting.
+     * {@link #brokerProperties()} can still override the setting. Brokers before Kafka 4.0
+     * ({@code -Dkscale.broker.version=3.9.1}) start without them, since they would refuse the
+     * setting; tests that need them check
+     * {@link io.kscale.lab.cluster.ServerAssignorPlugin#brokersServeIt()} and skip.
      */
     boolean serverAssignors() default false;
 

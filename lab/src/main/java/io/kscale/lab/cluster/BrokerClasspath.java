@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -21,6 +23,7 @@ import java.util.stream.Collectors;
 public final class BrokerClasspath {
 
     static final String RESOURCE = "/io/kscale/broker/broker.classpath";
+    private static final Pattern BROKER_JAR = Pattern.compile("kafka_2\\.13-(.+)\\.jar");
     private static final String LAUNCHER_CLASS = BrokerMain.class.getName().replace('.', '/') + ".class";
 
     private BrokerClasspath() {
@@ -58,6 +61,21 @@ public final class BrokerClasspath {
      */
     public static List<Path> brokerJars() {
         return readResolvedJars().stream().map(Path::of).collect(Collectors.toList());
+    }
+
+    /**
+     * @return the Kafka version of the brokers this build runs ({@code -Dkscale.broker.version}),
+     *     from the name of their {@code kafka_2.13-<version>.jar}, e.g. {@code 4.0.2}
+     * @throws IllegalStateException if no broker jar is named so
+     */
+    public static String kafkaVersion() {
+        for (Path jar : brokerJars()) {
+            Matcher name = BROKER_JAR.matcher(jar.getFileName().toString());
+            if (name.matches()) {
+                return name.group(1);
+            }
+        }
+        throw new IllegalStateException("No kafka_2.13 jar among the broker jars " + brokerJars());
     }
 
     private static List<String> readResolvedJars() {

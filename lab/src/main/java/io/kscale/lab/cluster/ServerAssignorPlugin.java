@@ -76,6 +76,17 @@ public final class ServerAssignorPlugin {
     }
 
     /**
+     * @return whether the brokers the lab runs ({@code -Dkscale.broker.version}) can serve the
+     *     assignor: Kafka 4.0 and newer, where KIP-848 is generally available. Kafka 3.9 has the
+     *     same interface as a preview, but its {@value #ASSIGNORS_CONFIG} takes class names only,
+     *     so it refuses to start with {@link #assignorsSetting()}'s built-in names.
+     */
+    public static boolean brokersServeIt() {
+        String version = BrokerClasspath.kafkaVersion();
+        return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 4;
+    }
+
+    /**
      * @return {@value #ASSIGNORS_CONFIG}: kscale's assignor first where the module has it, then
      *     {@value #KAFKA_ASSIGNORS}
      */
