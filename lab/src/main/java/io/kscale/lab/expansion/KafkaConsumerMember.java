@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -84,13 +85,17 @@ final class KafkaConsumerMember extends CountingMember {
 
     /**
      * Commits what this member consumed. A rebalance that started meanwhile refuses the commit; the
-     * next poll then revokes first, and {@link Listener#onPartitionsRevoked} commits there.
+     * next poll then revokes first, and {@link Listener#onPartitionsRevoked} commits there. Under
+     * the consumer protocol, a broker without KIP-1251's assignment epochs (seen on Kafka 4.0.2 to
+     * 4.2.2) also refuses a commit that carries the member epoch its coordinator has just replaced
+     * ({@code CommitFailedException}, "stale member epoch"); the commit after the next poll, or on
+     * revocation, carries the new epoch.
      */
     private void commit() {
         try {
             consumer.commitSync();
-        } catch (RebalanceInProgressException e) {
-            // committed on revocation instead
+        } catch (RebalanceInProgressException | CommitFailedException e) {
+            // committed after the next poll or on revocation instead
         }
     }
 
