@@ -69,13 +69,18 @@ public final class BrokerClasspath {
      * @throws IllegalStateException if no broker jar is named so
      */
     public static String kafkaVersion() {
-        for (Path jar : brokerJars()) {
+        return kafkaVersion(brokerJars());
+    }
+
+    /** As {@link #kafkaVersion()}, of these jars. */
+    static String kafkaVersion(List<Path> jars) {
+        for (Path jar : jars) {
             Matcher name = BROKER_JAR.matcher(jar.getFileName().toString());
             if (name.matches()) {
                 return name.group(1);
             }
         }
-        throw new IllegalStateException("No kafka_2.13 jar among the broker jars " + brokerJars());
+        throw new IllegalStateException("No kafka_2.13 jar among the broker jars " + jars);
     }
 
     private static List<String> readResolvedJars() {

@@ -82,8 +82,13 @@ public final class ServerAssignorPlugin {
      *     so it refuses to start with {@link #assignorsSetting()}'s built-in names.
      */
     public static boolean brokersServeIt() {
-        String version = BrokerClasspath.kafkaVersion();
-        return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 4;
+        return servesIt(BrokerClasspath.kafkaVersion());
+    }
+
+    /** @return whether brokers of this Kafka version (such as {@code 4.0.2}) can serve the assignor */
+    static boolean servesIt(String kafkaVersion) {
+        int dot = kafkaVersion.indexOf('.');
+        return Integer.parseInt(dot < 0 ? kafkaVersion : kafkaVersion.substring(0, dot)) >= 4;
     }
 
     /**

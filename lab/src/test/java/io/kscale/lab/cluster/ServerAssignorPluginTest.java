@@ -21,6 +21,23 @@ class ServerAssignorPluginTest {
     Path dir;
 
     @Test
+    void shouldTellTheBrokersKafkaVersionFromTheirKafkaJar() {
+        List<Path> jars = List.of(Path.of("/m2/org/apache/kafka/kafka-clients/4.0.2/kafka-clients-4.0.2.jar"),
+                Path.of("/m2/org/apache/kafka/kafka_2.13/4.0.2/kafka_2.13-4.0.2.jar"),
+                Path.of("/m2/org/scala-lang/scala-library/2.13.15/scala-library-2.13.15.jar"));
+
+        assertThat(BrokerClasspath.kafkaVersion(jars)).isEqualTo("4.0.2");
+    }
+
+    @Test
+    void shouldOfferTheAssignorOnBrokersFromKafkaFourOn() {
+        assertThat(ServerAssignorPlugin.servesIt("3.9.1")).as("3.9.1: KIP-848 preview").isFalse();
+        assertThat(ServerAssignorPlugin.servesIt("4.0.2")).isTrue();
+        assertThat(ServerAssignorPlugin.servesIt("4.4.0")).isTrue();
+        assertThat(ServerAssignorPlugin.servesIt("10.0.0")).isTrue();
+    }
+
+    @Test
     void shouldUseTheModulesOwnJarAsItIs() throws IOException {
         Path moduleJar = jarWith(dir.resolve("kscale-assignor-0.1.0-SNAPSHOT.jar"), "io/kscale/assignor/A.class");
 
