@@ -28,6 +28,8 @@ final class ProcessMember extends CountingMember {
 
     private static final Logger log = LoggerFactory.getLogger(ProcessMember.class);
     private static final long CLOSE_TIMEOUT_SECONDS = 20;
+    /** How long a child whose stdout ended may take to exit before its failure is reported without its code. */
+    private static final long EXIT_WAIT_SECONDS = 5;
 
     private final Process process;
     private final Thread reader;
@@ -75,8 +77,17 @@ final class ProcessMember extends CountingMember {
             return;
         }
         if (!stopping) {
-            failed(new IllegalStateException("the member's process ended on its own"
-                    + (process.isAlive() ? "" : " with exit code " + process.exitValue())));
+            failed(new IllegalStateException("the member's process ended on its own" + exitCode()));
+        }
+    }
+
+    /** The exit code, once the child is reaped: its stdout can end a moment before it is. */
+    private String exitCode() {
+        try {
+            return process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS) ? " with exit code " + process.exitValue() : "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
         }
     }
 
