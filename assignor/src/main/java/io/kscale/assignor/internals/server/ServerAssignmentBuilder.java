@@ -94,14 +94,17 @@ public final class ServerAssignmentBuilder {
     private GroupAssignment compute(GroupMembers members) {
         SubscribedTopics topics = SubscribedTopics.resolve(members, describer, taskCounts, taskCountLog);
         // Members keep partitions of held topics only; with none held (the usual case) there is nothing to read.
-        Map<Uuid, int[]>[] held = topics.anyHeld() ? CurrentTargets.kept(members, id -> {
-            int t = topics.indexOf(id);
-            return t >= 0 && topics.isHeld(t) ? topics.partitions[t] : -1;
-        }) : CurrentTargets.none(members);
+        Map<Uuid, int[]>[] held = CurrentTargets.none(members);
         long[] baseLoad = new long[members.count()];
-        for (int m = 0; m < members.count(); m++) {
-            for (int[] partitions : held[m].values()) {
-                baseLoad[m] += partitions.length;
+        if (topics.anyHeld()) {
+            held = CurrentTargets.kept(members, id -> {
+                int t = topics.indexOf(id);
+                return t >= 0 && topics.isHeld(t) ? topics.partitions[t] : -1;
+            });
+            for (int m = 0; m < members.count(); m++) {
+                for (int[] partitions : held[m].values()) {
+                    baseLoad[m] += partitions.length;
+                }
             }
         }
         TaskUnits units = TaskUnits.of(topics);

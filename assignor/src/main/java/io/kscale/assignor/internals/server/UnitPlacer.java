@@ -194,10 +194,10 @@ final class UnitPlacer {
             for (int m : units.classMembers[c]) {
                 classesOf.get(m).add(c);
             }
-            uneven |= units.classMembers[c].length > 1 && spread(units.classMembers[c]) >= 2;
+            uneven |= units.classMembers[c].length > 1 && spread(units.classMembers[c]) > lightest(unitsByClass[c]);
         }
         if (!uneven) {
-            return; // no unit (weight >= 1) can make a pair of a class better off
+            return; // a move needs a unit lighter than its class's spread: none can make a pair better off
         }
         Map<Long, Holdings> holdings = new HashMap<>();
         for (int c = 0; c < classes; c++) {
@@ -293,6 +293,15 @@ final class UnitPlacer {
             max = Math.max(max, load[m]);
         }
         return max - min;
+    }
+
+    /** @return the least weight of these units, or Long.MAX_VALUE if there are none */
+    private long lightest(int[] classUnits) {
+        long least = Long.MAX_VALUE;
+        for (int u : classUnits) {
+            least = Math.min(least, units.weight[u]);
+        }
+        return least;
     }
 
     private void shiftAlongChains() {
