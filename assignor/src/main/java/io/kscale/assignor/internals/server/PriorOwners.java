@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.server;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -35,34 +36,45 @@ final class PriorOwners {
     }
 
     static PriorOwners of(GroupMembers members, SubscribedTopics topics, TaskUnits units) {
-        int[] prior = new int[units.count()];
-        Arrays.fill(prior, -1);
-        int[] best = new int[units.count()];
-        int[] count = new int[units.count()];
-        int[] touched = new int[units.count()];
+        TargetReader reader = new TargetReader(topics, units);
         int[] wholeUnits = new int[members.count()];
         for (int m = 0; m < members.count(); m++) {
-            int touchedCount = 0;
-            boolean whole = true;
-            for (Map.Entry<Uuid, Set<Integer>> target : members.currentTarget(m).entrySet()) {
-                int t = topics.indexOf(target.getKey());
-                Set<Integer> partitions = target.getValue();
-                if (t < 0 || topics.isHeld(t) || partitions == null || !topics.subscribers[t].get(m)) {
-                    whole = false;
-                    continue;
-                }
-                whole &= !partitions.isEmpty();
-                // A set yields each of its elements once, so counts are of distinct partitions.
-                int[] numbers = SortedPartitions.numbers(partitions);
-                for (int p : numbers) {
-                    int u = units.unitOf(t, p);
-                    if (u < 0) {
-                        whole = false;
-                    } else if (count[u]++ == 0) {
-                        touched[touchedCount++] = u;
-                    }
-                }
-            }
+            wholeUnits[m] = reader.read(m, members.currentTarget(m));
+        }
+        return new PriorOwners(reader.prior, wholeUnits);
+    }
+
+    /**
+     * Reads the targets member by member, as {@code Map.forEach} hands them over (no entry
+     * objects, unlike an entry set iterator over an unmodifiable map).
+     */
+    private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>> {
+        private final SubscribedTopics topics;
+        private final TaskUnits units;
+        final int[] prior;
+        private final int[] best;
+        private final int[] count;
+        private final int[] touched;
+        private int member;
+        private int touchedCount;
+        private boolean whole;
+
+        TargetReader(SubscribedTopics topics, TaskUnits units) {
+            this.topics = topics;
+            this.units = units;
+            this.prior = new int[units.count()];
+            Arrays.fill(prior, -1);
+            this.best = new int[units.count()];
+            this.count = new int[units.count()];
+            this.touched = new int[units.count()];
+        }
+
+        /** @return how many units the target holds, all entire, or -1 if it is not whole units */
+        int read(int m, Map<Uuid, Set<Integer>> target) {
+            member = m;
+            touchedCount = 0;
+            whole = true;
+            target.forEach(this);
             for (int i = 0; i < touchedCount; i++) {
                 int u = touched[i];
                 if (count[u] > best[u]) {
@@ -72,9 +84,27 @@ final class PriorOwners {
                 whole &= count[u] == units.weight[u];
                 count[u] = 0;
             }
-            wholeUnits[m] = whole ? touchedCount : -1;
+            return whole ? touchedCount : -1;
         }
-        return new PriorOwners(prior, wholeUnits);
+
+        @Override
+        public void accept(Uuid topic, Set<Integer> partitions) {
+            int t = topics.indexOf(topic);
+            if (t < 0 || topics.isHeld(t) || partitions == null || !topics.subscribers[t].get(member)) {
+                whole = false;
+                return;
+            }
+            whole &= !partitions.isEmpty();
+            // A set yields each of its elements once, so counts are of distinct partitions.
+            for (int p : SortedPartitions.numbers(partitions)) {
+                int u = units.unitOf(t, p);
+                if (u < 0) {
+                    whole = false;
+                } else if (count[u]++ == 0) {
+                    touched[touchedCount++] = u;
+                }
+            }
+        }
     }
 
     /**
