@@ -1,19 +1,20 @@
 package io.kscale.lab.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 
 /**
  * {@link ServerAssignorBenchmark}'s cases timed the way a busy machine still answers: kscale and
- * {@code uniform} called alternately in one JVM, each call timed by the calling thread's CPU time
- * (so the other processes' load and the time the thread waits for a core count less than in
- * JMH's wall-clock scores), reporting the median and the quartiles of each and the ratio of the
- * medians. Work done on other threads (the garbage collector's) is not counted: JMH's
- * {@code -prof gc} tells allocation.
+ * {@code uniform} called alternately in one JVM, each call timed by the CPU time of the whole JVM
+ * process (the calling thread's, and the garbage collector's for what the call allocated), so that
+ * the other processes' load and the time spent waiting for a core count less than in JMH's
+ * wall-clock scores. The process clock ticks coarsely, so each timing is of a batch of calls of one
+ * assignor long enough (about 300 ms) to read it. Reports the median and the quartiles of each and
+ * the ratio of the medians.
  *
  * <p>Run: {@code java -Xmx8g -cp lab/target/kscale-lab.jar io.kscale.lab.bench.AlternatingAssignTimes
- * 1000000x2000 one-topic join 20} (size, shape, change, timed calls of each after as many warm-up calls).
+ * 1000000x2000 one-topic join 10} (size, shape, change, timed batches of each after as many warm-up batches).
  */
 public final class AlternatingAssignTimes {
 
@@ -27,12 +28,16 @@ public final class AlternatingAssignTimes {
         int calls = Integer.parseInt(args[3]);
         ServerAssignorBenchmark kscale = benchmark("kscale", args);
         ServerAssignorBenchmark uniform = benchmark("uniform", args);
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long once = System.nanoTime();
+        kscale.assign();
+        uniform.assign();
+        int batch = (int) Math.max(1, Math.min(10_000, 300_000_000L / Math.max(1, System.nanoTime() - once)));
+        OperatingSystemMXBean process = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         long[] kscaleNanos = new long[calls];
         long[] uniformNanos = new long[calls];
         for (int i = -calls; i < calls; i++) {
-            long k = cpuTime(threads, kscale);
-            long u = cpuTime(threads, uniform);
+            long k = cpuTime(process, kscale, batch);
+            long u = cpuTime(process, uniform, batch);
             if (i >= 0) {
                 kscaleNanos[i] = k;
                 uniformNanos[i] = u;
@@ -40,9 +45,9 @@ public final class AlternatingAssignTimes {
         }
         double kscaleMedian = quantile(kscaleNanos, 0.5);
         double uniformMedian = quantile(uniformNanos, 0.5);
-        System.out.printf("%s %s %s: kscale %s ms, uniform %s ms (CPU ms/op, median [quartiles] of %d alternating calls); "
+        System.out.printf("%s %s %s: kscale %s ms, uniform %s ms (process CPU ms/op, median [quartiles] of %d alternating batches of %d calls); "
                 + "kscale/uniform %.2f%n", args[0], args[1], args[2], quartiles(kscaleNanos), quartiles(uniformNanos),
-                calls, kscaleMedian / uniformMedian);
+                calls, batch, kscaleMedian / uniformMedian);
     }
 
     private static ServerAssignorBenchmark benchmark(String assignor, String[] args) {
@@ -55,12 +60,15 @@ public final class AlternatingAssignTimes {
         return benchmark;
     }
 
-    private static long cpuTime(ThreadMXBean threads, ServerAssignorBenchmark benchmark) {
-        long start = threads.getCurrentThreadCpuTime();
-        if (benchmark.assign().members().isEmpty()) {
-            throw new IllegalStateException("empty assignment");
+    /** @return process CPU nanoseconds per call, over a batch of calls */
+    private static long cpuTime(OperatingSystemMXBean process, ServerAssignorBenchmark benchmark, int batch) {
+        long start = process.getProcessCpuTime();
+        for (int i = 0; i < batch; i++) {
+            if (benchmark.assign().members().isEmpty()) {
+                throw new IllegalStateException("empty assignment");
+            }
         }
-        return threads.getCurrentThreadCpuTime() - start;
+        return (process.getProcessCpuTime() - start) / batch;
     }
 
     private static String quartiles(long[] nanos) {

@@ -35,7 +35,13 @@ final class GroupMembers {
         List<String> sorted = new ArrayList<>(memberIds == null ? List.of() : memberIds);
         sorted.removeIf(id -> id == null);
         Collections.sort(sorted);
-        this.ids = sorted.stream().distinct().toArray(String[]::new);
+        int distinct = 0;
+        for (int i = 0; i < sorted.size(); i++) {
+            if (distinct == 0 || !sorted.get(i).equals(sorted.get(distinct - 1))) {
+                sorted.set(distinct++, sorted.get(i)); // sorted: a repeated id is next to its first
+            }
+        }
+        this.ids = sorted.subList(0, distinct).toArray(new String[0]);
         this.subscriptions = new Set[ids.length];
         this.racks = new String[ids.length];
         this.targets = new Map[ids.length];
