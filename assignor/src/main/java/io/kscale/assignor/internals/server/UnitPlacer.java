@@ -8,7 +8,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -141,7 +140,7 @@ final class UnitPlacer {
             return;
         }
         Arrays.sort(pending, 0, n);
-        PriorityQueue<Integer> members = new PriorityQueue<>(byLoad());
+        MemberHeap members = new MemberHeap(load, units.classMembers[c].length);
         for (int m : units.classMembers[c]) {
             members.add(m);
         }
@@ -161,7 +160,9 @@ final class UnitPlacer {
                     ties.sort(null);
                     m = ties.remove(0);
                 }
-                members.addAll(ties);
+                for (int tie : ties) {
+                    members.add(tie);
+                }
             }
             owner[u] = m;
             load[m] += units.weight[u];
