@@ -1,5 +1,6 @@
 package io.kscale.assignor.internals.server;
 
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,6 +19,14 @@ import org.apache.kafka.common.Uuid;
 final class CurrentTargets {
 
     private CurrentTargets() {
+    }
+
+    /** @return by member: nothing kept, for a group with no held topic */
+    @SuppressWarnings("unchecked")
+    static Map<Uuid, int[]>[] none(GroupMembers members) {
+        Map<Uuid, int[]>[] kept = new Map[members.count()];
+        Arrays.fill(kept, Map.of());
+        return kept;
     }
 
     /**

@@ -26,18 +26,25 @@ final class GroupMembers {
     /** By member: its rack, or null if it has none. */
     final String[] racks;
     final boolean anyRack;
-    private final GroupSpec spec;
+    /** By member: its current target, read once (a spec may look it up in a map on every call). */
+    private final Map<Uuid, Set<Integer>>[] targets;
 
     @SuppressWarnings("unchecked")
     GroupMembers(GroupSpec spec) {
-        this.spec = spec;
         Collection<String> memberIds = spec.memberIds();
         List<String> sorted = new ArrayList<>(memberIds == null ? List.of() : memberIds);
         sorted.removeIf(id -> id == null);
         Collections.sort(sorted);
-        this.ids = sorted.stream().distinct().toArray(String[]::new);
+        int distinct = 0;
+        for (int i = 0; i < sorted.size(); i++) {
+            if (distinct == 0 || !sorted.get(i).equals(sorted.get(distinct - 1))) {
+                sorted.set(distinct++, sorted.get(i)); // sorted: a repeated id is next to its first
+            }
+        }
+        this.ids = sorted.subList(0, distinct).toArray(new String[0]);
         this.subscriptions = new Set[ids.length];
         this.racks = new String[ids.length];
+        this.targets = new Map[ids.length];
         boolean rack = false;
         for (int m = 0; m < ids.length; m++) {
             MemberSubscription subscription = spec.memberSubscription(ids[m]);
@@ -46,6 +53,9 @@ final class GroupMembers {
             Optional<String> rackId = subscription == null ? null : subscription.rackId();
             racks[m] = rackId == null ? null : rackId.orElse(null);
             rack |= racks[m] != null;
+            MemberAssignment assignment = spec.memberAssignment(ids[m]);
+            Map<Uuid, Set<Integer>> partitions = assignment == null ? null : assignment.partitions();
+            targets[m] = partitions == null ? Map.of() : partitions;
         }
         this.anyRack = rack;
     }
@@ -56,9 +66,7 @@ final class GroupMembers {
 
     /** @return the member's current target, partitions by topic id; empty if it has none */
     Map<Uuid, Set<Integer>> currentTarget(int member) {
-        MemberAssignment assignment = spec.memberAssignment(ids[member]);
-        Map<Uuid, Set<Integer>> partitions = assignment == null ? null : assignment.partitions();
-        return partitions == null ? Map.of() : partitions;
+        return targets[member];
     }
 
     /** @return member id to index */

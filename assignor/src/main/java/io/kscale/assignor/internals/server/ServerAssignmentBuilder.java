@@ -30,9 +30,14 @@ import org.slf4j.LoggerFactory;
  *       derived from today's count.</li>
  *   <li><b>Units</b> ({@link TaskUnits}): task t of the topics with the same T and the same
  *       subscribers; each unit's prior owner is the member holding most of its partitions in its
- *       current target.</li>
+ *       current target ({@link PriorOwners}).</li>
  *   <li><b>Placement</b> ({@link UnitPlacer}): sticky, balanced by partitions, rack-aware.</li>
+ *   <li><b>Assembly</b>: each member's partitions from its units, member by member; a member
+ *       whose result equals its current target gets that target back.</li>
  * </ol>
+ * Every step costs about the size of the group's input or result (members, topics, units,
+ * target entries), never members x topics: a broker places a million partitions on 2,000
+ * members on a member change.
  * If anything fails unexpectedly, the assignment falls back to the current targets restricted
  * to what is valid (moving nothing), logged at ERROR and counted: a bug here must not fail the
  * group.
@@ -88,98 +93,118 @@ public final class ServerAssignmentBuilder {
 
     private GroupAssignment compute(GroupMembers members) {
         SubscribedTopics topics = SubscribedTopics.resolve(members, describer, taskCounts, taskCountLog);
-        Map<Uuid, int[]>[] held = CurrentTargets.kept(members, id -> {
-            int t = topics.indexOf(id);
-            return t >= 0 && topics.isHeld(t) ? topics.partitions[t] : -1;
-        });
+        // Members keep partitions of held topics only; with none held (the usual case) there is nothing to read.
+        Map<Uuid, int[]>[] held = CurrentTargets.none(members);
         long[] baseLoad = new long[members.count()];
-        for (int m = 0; m < members.count(); m++) {
-            for (int[] partitions : held[m].values()) {
-                baseLoad[m] += partitions.length;
+        if (topics.anyHeld()) {
+            held = CurrentTargets.kept(members, id -> {
+                int t = topics.indexOf(id);
+                return t >= 0 && topics.isHeld(t) ? topics.partitions[t] : -1;
+            });
+            for (int m = 0; m < members.count(); m++) {
+                for (int[] partitions : held[m].values()) {
+                    baseLoad[m] += partitions.length;
+                }
             }
         }
         TaskUnits units = TaskUnits.of(topics);
-        int[] prior = priorOwners(members, topics, units);
+        PriorOwners prior = PriorOwners.of(members, topics, units);
         RackLocality racks = new RackLocality(members, topics, units, describer);
-        int[] owner = UnitPlacer.place(units, baseLoad, prior, racks);
-        return assemble(members, topics, units, owner, held);
+        int[] owner = UnitPlacer.place(units, baseLoad, prior.prior, racks);
+        return assemble(members, topics, units, owner, held, prior.unchanged(owner));
     }
 
     /**
-     * By unit: the member that holds most of its partitions in its current target and may still
-     * take it (subscribes to its topics), ties to the lowest member index; -1 if none.
+     * Builds each member's assignment member by member, from the units it owns, so that the work
+     * is the size of the result, not topics x members: a member whose result equals its current
+     * target ({@code unchanged}) gets that target back as it is.
      */
-    private static int[] priorOwners(GroupMembers members, SubscribedTopics topics, TaskUnits units) {
-        int[] prior = new int[units.count()];
-        Arrays.fill(prior, -1);
-        int[] best = new int[units.count()];
-        int[] count = new int[units.count()];
-        int[] touched = new int[units.count()];
-        for (int m = 0; m < members.count(); m++) {
-            int touchedCount = 0;
-            for (Map.Entry<Uuid, Set<Integer>> target : members.currentTarget(m).entrySet()) {
-                int t = topics.indexOf(target.getKey());
-                Set<Integer> partitions = target.getValue();
-                if (t < 0 || topics.isHeld(t) || partitions == null || !topics.subscribers[t].get(m)) {
-                    continue;
-                }
-                for (Integer p : partitions) {
-                    int u = p == null ? -1 : units.unitOf(t, p);
-                    if (u >= 0 && count[u]++ == 0) {
-                        touched[touchedCount++] = u;
-                    }
-                }
-            }
-            for (int i = 0; i < touchedCount; i++) {
-                int u = touched[i];
-                if (count[u] > best[u]) {
-                    best[u] = count[u];
-                    prior[u] = m;
-                }
-                count[u] = 0;
-            }
+    private static GroupAssignment assemble(GroupMembers members, SubscribedTopics topics, TaskUnits units, int[] owner,
+                                            Map<Uuid, int[]>[] held, boolean[] unchanged) {
+        // The units of each member, ascending: a counting sort of units by owner.
+        int[] start = new int[members.count() + 1];
+        for (int m : owner) {
+            start[m + 1]++;
         }
-        return prior;
+        for (int m = 0; m < members.count(); m++) {
+            start[m + 1] += start[m];
+        }
+        int[] byMember = new int[owner.length];
+        int[] next = Arrays.copyOf(start, members.count());
+        for (int u = 0; u < owner.length; u++) {
+            byMember[next[owner[u]]++] = u;
+        }
+        Map<String, MemberAssignment> result = new HashMap<>(capacity(members.count()));
+        for (int m = 0; m < members.count(); m++) {
+            Map<Uuid, Set<Integer>> assigned = unchanged[m] ? members.currentTarget(m)
+                    : memberAssignment(topics, units, Arrays.copyOfRange(byMember, start[m], start[m + 1]), held[m]);
+            result.put(members.ids[m], new MemberPartitions(assigned));
+        }
+        return new GroupAssignment(result);
     }
 
-    private static GroupAssignment assemble(GroupMembers members, SubscribedTopics topics, TaskUnits units, int[] owner,
-                                            Map<Uuid, int[]>[] held) {
-        @SuppressWarnings("unchecked")
-        Map<Uuid, Set<Integer>>[] assigned = new Map[members.count()];
-        for (int m = 0; m < members.count(); m++) {
-            assigned[m] = new HashMap<>();
-            for (Map.Entry<Uuid, int[]> kept : held[m].entrySet()) {
-                assigned[m].put(kept.getKey(), new SortedPartitions(kept.getValue()));
-            }
+    /** @return the partitions of a member's units (ascending) and those it keeps of held topics */
+    private static Map<Uuid, Set<Integer>> memberAssignment(SubscribedTopics topics, TaskUnits units, int[] owned,
+                                                            Map<Uuid, int[]> held) {
+        int entries = held.size();
+        for (int i = 0; i < owned.length; i = nextGroup(units, owned, i)) {
+            entries += units.groupTopics[units.unitGroup[owned[i]]].length;
         }
-        int[] count = new int[members.count()];
-        for (int t = 0; t < topics.count(); t++) {
-            if (topics.isHeld(t)) {
-                continue;
-            }
-            int n = topics.partitions[t];
-            int taskCount = topics.taskCounts[t];
-            int first = units.firstUnit[t];
-            for (int p = 0; p < n; p++) {
-                count[owner[first + p % taskCount]]++;
-            }
-            int[][] partitions = new int[members.count()][];
-            for (int m = topics.subscribers[t].nextSetBit(0); m >= 0; m = topics.subscribers[t].nextSetBit(m + 1)) {
-                partitions[m] = new int[count[m]];
-                count[m] = 0;
-            }
-            for (int p = 0; p < n; p++) {
-                int m = owner[first + p % taskCount];
-                partitions[m][count[m]++] = p;
-            }
-            for (int m = topics.subscribers[t].nextSetBit(0); m >= 0; m = topics.subscribers[t].nextSetBit(m + 1)) {
-                if (count[m] > 0) {
-                    assigned[m].put(topics.ids[t], new SortedPartitions(partitions[m]));
+        Map<Uuid, Set<Integer>> assigned = new HashMap<>(capacity(entries));
+        held.forEach((topic, partitions) -> assigned.put(topic, new SortedPartitions(partitions)));
+        for (int i = 0; i < owned.length; ) {
+            int end = nextGroup(units, owned, i);
+            int g = units.unitGroup[owned[i]];
+            int taskCount = units.groupTaskCount[g];
+            for (int t : units.groupTopics[g]) {
+                int[] partitions = partitionsOf(owned, i, end, units.groupFirstUnit[g], taskCount, topics.partitions[t]);
+                if (partitions.length > 0) {
+                    assigned.put(topics.ids[t], new SortedPartitions(partitions));
                 }
-                count[m] = 0;
+            }
+            i = end;
+        }
+        return assigned;
+    }
+
+    /** @return the index past the run of units of one task group that starts at {@code from} */
+    private static int nextGroup(TaskUnits units, int[] owned, int from) {
+        int g = units.unitGroup[owned[from]];
+        int end = from + 1;
+        while (end < owned.length && units.unitGroup[owned[end]] == g) {
+            end++;
+        }
+        return end;
+    }
+
+    /**
+     * @return ascending, the partitions {@code p < partitionCount} of a topic whose task
+     *         {@code p % taskCount} is one of the units {@code owned[from..end)} (ascending, of
+     *         one task group starting at unit {@code firstUnit})
+     */
+    private static int[] partitionsOf(int[] owned, int from, int end, int firstUnit, int taskCount, int partitionCount) {
+        long count = 0;
+        for (int i = from; i < end; i++) {
+            int task = owned[i] - firstUnit;
+            count += task < partitionCount ? (partitionCount - task + taskCount - 1) / taskCount : 0;
+        }
+        int[] partitions = new int[(int) count];
+        int n = 0;
+        for (long base = 0; base < partitionCount; base += taskCount) {
+            for (int i = from; i < end; i++) {
+                long p = base + owned[i] - firstUnit;
+                if (p >= partitionCount) {
+                    break;
+                }
+                partitions[n++] = (int) p;
             }
         }
-        return groupAssignment(members, assigned);
+        return partitions;
+    }
+
+    /** @return a hash map capacity that holds {@code entries} without resizing */
+    private static int capacity(int entries) {
+        return (int) Math.min(Integer.MAX_VALUE, entries * 4L / 3 + 1);
     }
 
     private static GroupAssignment groupAssignment(GroupMembers members, Map<Uuid, Set<Integer>>[] assigned) {

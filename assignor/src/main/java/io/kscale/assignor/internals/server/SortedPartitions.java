@@ -4,6 +4,7 @@ import java.util.AbstractSet;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
+import java.util.Set;
 
 /**
  * An immutable set of partition numbers backed by a sorted {@code int[]}: what a member's
@@ -18,6 +19,25 @@ final class SortedPartitions extends AbstractSet<Integer> {
     /** @param partitions ascending, no duplicates; not copied, so the caller must not change it */
     SortedPartitions(int[] partitions) {
         this.partitions = partitions;
+    }
+
+    /**
+     * @return the set's partition numbers, a null as -1: this set's own array (not to be changed)
+     *         or a new one, so that a large target is read without boxing
+     */
+    static int[] numbers(Set<Integer> set) {
+        if (set instanceof SortedPartitions) {
+            return ((SortedPartitions) set).partitions;
+        }
+        int[] numbers = new int[set.size()];
+        int i = 0;
+        for (Integer p : set) {
+            if (i == numbers.length) {
+                break; // a set that yields more than its size: read no further
+            }
+            numbers[i++] = p == null ? -1 : p;
+        }
+        return i == numbers.length ? numbers : Arrays.copyOf(numbers, i);
     }
 
     @Override

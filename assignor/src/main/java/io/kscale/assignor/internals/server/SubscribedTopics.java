@@ -1,11 +1,14 @@
 package io.kscale.assignor.internals.server;
 
 import io.kscale.assignor.internals.layout.TopicLayout;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 
@@ -49,32 +52,63 @@ final class SubscribedTopics {
 
     static SubscribedTopics resolve(GroupMembers members, SubscribedTopicDescriber describer, TaskCountStore store,
                                     TaskCountLog log) {
-        TreeMap<Uuid, BitSet> subscribed = new TreeMap<>();
-        for (int m = 0; m < members.count(); m++) {
-            for (Uuid topic : members.subscriptions[m]) {
+        // Members mostly share a subscription (often the very same set): read each distinct one
+        // once, then sort the topics once. Per member and topic, a sorted map would cost
+        // members x topics x log(topics) comparisons (2,000 x 1,000 x 10 in a large group).
+        Map<Uuid, BitSet> subscribed = new HashMap<>();
+        for (Map.Entry<Set<Uuid>, BitSet> subscription : distinctSubscriptions(members)) {
+            for (Uuid topic : subscription.getKey()) {
                 if (topic != null) {
-                    subscribed.computeIfAbsent(topic, id -> new BitSet()).set(m);
+                    subscribed.computeIfAbsent(topic, id -> new BitSet(members.count())).or(subscription.getValue());
                 }
             }
         }
+        Uuid[] sortedIds = subscribed.keySet().toArray(new Uuid[0]);
+        Arrays.sort(sortedIds);
         int n = 0;
-        Uuid[] ids = new Uuid[subscribed.size()];
+        Uuid[] ids = new Uuid[sortedIds.length];
         int[] partitions = new int[ids.length];
         int[] taskCounts = new int[ids.length];
         BitSet[] subscribers = new BitSet[ids.length];
-        for (Map.Entry<Uuid, BitSet> topic : subscribed.entrySet()) {
-            int count = describer.numPartitions(topic.getKey());
+        for (Uuid topic : sortedIds) {
+            int count = describer.numPartitions(topic);
             if (count <= 0) {
                 continue;
             }
-            ids[n] = topic.getKey();
+            ids[n] = topic;
             partitions[n] = count;
-            taskCounts[n] = taskCount(topic.getKey(), count, store, log);
-            subscribers[n] = topic.getValue();
+            taskCounts[n] = taskCount(topic, count, store, log);
+            subscribers[n] = subscribed.get(topic);
             n++;
         }
         return new SubscribedTopics(Arrays.copyOf(ids, n), Arrays.copyOf(partitions, n),
                 Arrays.copyOf(taskCounts, n), Arrays.copyOf(subscribers, n));
+    }
+
+    /**
+     * @return the distinct subscriptions, each with the members that have it. The coordinator
+     *         gives every member its own set, so sets are first told apart by identity, then by
+     *         equality; a set whose {@code hashCode} or {@code equals} throws stays on its own.
+     */
+    private static List<Map.Entry<Set<Uuid>, BitSet>> distinctSubscriptions(GroupMembers members) {
+        Map<Set<Uuid>, BitSet> byInstance = new IdentityHashMap<>();
+        for (int m = 0; m < members.count(); m++) {
+            byInstance.computeIfAbsent(members.subscriptions[m], s -> new BitSet(members.count())).set(m);
+        }
+        Map<Set<Uuid>, BitSet> byContent = new HashMap<>();
+        List<Map.Entry<Set<Uuid>, BitSet>> distinct = new ArrayList<>();
+        byInstance.forEach((subscription, subscribers) -> {
+            try {
+                BitSet same = byContent.putIfAbsent(subscription, subscribers);
+                if (same != null) {
+                    same.or(subscribers);
+                }
+            } catch (RuntimeException e) {
+                distinct.add(Map.entry(subscription, subscribers));
+            }
+        });
+        distinct.addAll(byContent.entrySet());
+        return distinct;
     }
 
     /** @return T, or 0 to hold the topic */

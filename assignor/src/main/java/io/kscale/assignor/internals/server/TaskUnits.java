@@ -97,14 +97,24 @@ final class TaskUnits {
             int end = g + 1 < groupTopics.length ? groupFirstUnit[g + 1] : (int) units;
             int taskCount = groupTaskCount[g];
             int c = classes.get(topics.subscribers[groupTopics[g][0]]);
-            for (int u = groupFirstUnit[g]; u < end; u++) {
-                int task = u - groupFirstUnit[g];
-                long w = 0;
-                for (int t : groupTopics[g]) {
-                    int n = topics.partitions[t];
-                    w += task < n ? (n - task + taskCount - 1) / taskCount : 0;
+            // Task k < T holds n / T partitions of a topic of n, one more if k < n % T: add the
+            // whole parts, and the remainders' ones as a running sum (no division per unit and topic).
+            long whole = 0;
+            for (int t : groupTopics[g]) {
+                int n = topics.partitions[t];
+                whole += n / taskCount;
+                int remainder = n % taskCount;
+                if (remainder > 0) {
+                    weight[groupFirstUnit[g]]++;
+                    if (groupFirstUnit[g] + remainder < end) {
+                        weight[groupFirstUnit[g] + remainder]--;
+                    }
                 }
-                weight[u] = w;
+            }
+            long ones = 0;
+            for (int u = groupFirstUnit[g]; u < end; u++) {
+                ones += weight[u];
+                weight[u] = whole + ones;
                 unitClass[u] = c;
                 unitGroup[u] = g;
             }

@@ -7,7 +7,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -141,7 +140,7 @@ final class UnitPlacer {
             return;
         }
         Arrays.sort(pending, 0, n);
-        PriorityQueue<Integer> members = new PriorityQueue<>(byLoad());
+        MemberHeap members = new MemberHeap(load, units.classMembers[c].length);
         for (int m : units.classMembers[c]) {
             members.add(m);
         }
@@ -161,7 +160,9 @@ final class UnitPlacer {
                     ties.sort(null);
                     m = ties.remove(0);
                 }
-                members.addAll(ties);
+                for (int tie : ties) {
+                    members.add(tie);
+                }
             }
             owner[u] = m;
             load[m] += units.weight[u];
@@ -194,17 +195,12 @@ final class UnitPlacer {
             for (int m : units.classMembers[c]) {
                 classesOf.get(m).add(c);
             }
-            uneven |= units.classMembers[c].length > 1 && spread(units.classMembers[c]) >= 2;
+            uneven |= units.classMembers[c].length > 1 && spread(units.classMembers[c]) > lightest(unitsByClass[c]);
         }
         if (!uneven) {
-            return; // no unit (weight >= 1) can make a pair of a class better off
+            return; // a move needs a unit lighter than its class's spread: none can make a pair better off
         }
-        Map<Long, Holdings> holdings = new HashMap<>();
-        for (int c = 0; c < classes; c++) {
-            for (int u : unitsByClass[c]) {
-                holdings.computeIfAbsent(key(owner[u], c), k -> new Holdings()).add(u, units.weight[u], kept[u]);
-            }
-        }
+        HoldingsByMember holdings = new HoldingsByMember();
         List<TreeSet<Integer>> byLoadInClass = new ArrayList<>();
         for (int c = 0; c < classes; c++) {
             TreeSet<Integer> members = new TreeSet<>(byLoad());
@@ -229,13 +225,12 @@ final class UnitPlacer {
                     break;
                 }
                 for (int c : classesOf.get(candidate)) {
-                    Holdings held = holdings.get(key(candidate, c));
                     int v = byLoadInClass.get(c).first();
                     long gap = load[candidate] - load[v];
-                    if (held == null || gap < 2 || (taker >= 0 && load[v] >= load[taker])) {
+                    if (gap < 2 || (taker >= 0 && load[v] >= load[taker])) {
                         continue;
                     }
-                    int unit = held.pick(gap);
+                    int unit = holdings.of(candidate, c).pick(gap);
                     if (unit >= 0) {
                         move = unit;
                         taker = v;
@@ -253,9 +248,9 @@ final class UnitPlacer {
             long w = units.weight[move];
             reposition(giver, byLoad, byLoadInClass, classesOf, false);
             reposition(taker, byLoad, byLoadInClass, classesOf, false);
-            holdings.get(key(giver, moveClass)).remove(move, w, kept[move]);
+            holdings.of(giver, moveClass).remove(move, w, kept[move]);
             kept[move] = false;
-            holdings.computeIfAbsent(key(taker, moveClass), k -> new Holdings()).add(move, w, false);
+            holdings.of(taker, moveClass).add(move, w, false);
             owner[move] = taker;
             load[giver] -= w;
             load[taker] += w;
@@ -293,6 +288,55 @@ final class UnitPlacer {
             max = Math.max(max, load[m]);
         }
         return max - min;
+    }
+
+    /** @return the least weight of these units, or Long.MAX_VALUE if there are none */
+    private long lightest(int[] classUnits) {
+        long least = Long.MAX_VALUE;
+        for (int u : classUnits) {
+            least = Math.min(least, units.weight[u]);
+        }
+        return least;
+    }
+
+    /**
+     * Each member's {@link Holdings} by class, made when the evening first looks at them: it
+     * looks at few members (those it takes units from or gives units to), and making them all
+     * up front costs as much as a million units boxed. Made from the owners as they were before
+     * the evening, which stay right for a pair (member, class) until a move touches it, and a
+     * move makes both of its pairs first.
+     */
+    private final class HoldingsByMember {
+        private final Map<Long, Holdings> made = new HashMap<>();
+        /** Units by owner before the evening, ascending: those of member m at [start[m], start[m + 1]). */
+        private final int[] start = new int[load.length + 1];
+        private final int[] byOwner = new int[owner.length];
+
+        HoldingsByMember() {
+            for (int m : owner) {
+                start[m + 1]++;
+            }
+            for (int m = 0; m < load.length; m++) {
+                start[m + 1] += start[m];
+            }
+            int[] next = Arrays.copyOf(start, load.length);
+            for (int u = 0; u < owner.length; u++) {
+                byOwner[next[owner[u]]++] = u;
+            }
+        }
+
+        Holdings of(int member, int c) {
+            return made.computeIfAbsent(key(member, c), k -> {
+                Holdings holdings = new Holdings();
+                for (int i = start[member]; i < start[member + 1]; i++) {
+                    int u = byOwner[i];
+                    if (units.unitClass[u] == c) {
+                        holdings.add(u, units.weight[u], kept[u]);
+                    }
+                }
+                return holdings;
+            });
+        }
     }
 
     /** A member's units of one class by weight: those placed this time (free to move) apart from those kept. */

@@ -169,4 +169,26 @@ class ServerAssignmentBuilderTest {
         assertThat(assignment.members().get("m0").partitions()).containsOnlyKeys(ORDERS);
         assertThat(store.taskCountOf(AUDIT)).isNull();
     }
+
+    /**
+     * A member whose target is exactly the units it keeps gets that target back; one whose
+     * target holds part of a unit, or a unit another member claims too, must not: its result is
+     * built anew. Pins the whole-unit judgement that lets large groups skip rebuilding targets.
+     */
+    @Test
+    void shouldGiveWholeUnitsToMembersWhoseTargetsHeldPartsOrDuplicates() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore().stored(ORDERS, 4);
+        TestGroup group = new TestGroup().topic(ORDERS, 8)
+                .member("m0", ORDERS).member("m1", ORDERS).member("m2", ORDERS)
+                .target("m0", Map.of(ORDERS, Set.of(0, 4)))         // unit 0 whole
+                .target("m1", Map.of(ORDERS, Set.of(1, 2, 6)))      // unit 1 half, unit 2 whole
+                .target("m2", Map.of(ORDERS, Set.of(2, 6, 3, 7)));  // unit 2 again (m1 has it first), unit 3
+
+        GroupAssignment assignment = assign(group, store);
+
+        assertComplete(group, assignment, Set.of(ORDERS));
+        assertThat(assignment.members().get("m0").partitions()).isEqualTo(Map.of(ORDERS, Set.of(0, 4)));
+        assertThat(assignment.members().get("m1").partitions()).isEqualTo(Map.of(ORDERS, Set.of(1, 2, 5, 6)));
+        assertThat(assignment.members().get("m2").partitions()).isEqualTo(Map.of(ORDERS, Set.of(3, 7)));
+    }
 }

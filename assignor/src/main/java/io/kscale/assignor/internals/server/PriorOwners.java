@@ -1,0 +1,129 @@
+package io.kscale.assignor.internals.server;
+
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * What the members' current targets say about the units, read in one pass over the targets:
+ * <ul>
+ *   <li>by unit, its <b>prior owner</b>: the member that holds most of its partitions and may
+ *       still take it (subscribes to its topics), ties to the lowest member index; -1 if none;</li>
+ *   <li>by member, whether its target is <b>whole units</b>: every entry a placed topic it
+ *       subscribes to, with a non-empty set of partitions that exist, and every unit it touches
+ *       held entire. Such a target equals the assignment that gives the member exactly those
+ *       units, so when placement does, the target itself is the result ({@link #unchanged}).</li>
+ * </ul>
+ * On a member change of a large group most members keep what they have; handing their targets
+ * back saves building a million partitions' worth of maps and sets again.
+ *
+ * <p>Example: T = 4, 8 partitions, units 0..3; m0's target is {0, 4, 1, 5} (units 0 and 1 whole),
+ * m1's {2, 6, 3} (unit 3 half). m0's target is whole units, m1's is not. If placement gives m0
+ * units 0 and 1 again, m0's result is its target; m1 gets a new set, even if it keeps 2 and 3.
+ */
+final class PriorOwners {
+
+    /** By unit: its prior owner, or -1. */
+    final int[] prior;
+    /** By member: how many units its target holds, all entire, or -1 if its target is not whole units. */
+    private final int[] wholeUnits;
+
+    private PriorOwners(int[] prior, int[] wholeUnits) {
+        this.prior = prior;
+        this.wholeUnits = wholeUnits;
+    }
+
+    static PriorOwners of(GroupMembers members, SubscribedTopics topics, TaskUnits units) {
+        TargetReader reader = new TargetReader(topics, units);
+        int[] wholeUnits = new int[members.count()];
+        for (int m = 0; m < members.count(); m++) {
+            wholeUnits[m] = reader.read(m, members.currentTarget(m));
+        }
+        return new PriorOwners(reader.prior, wholeUnits);
+    }
+
+    /**
+     * Reads the targets member by member, as {@code Map.forEach} hands them over (no entry
+     * objects, unlike an entry set iterator over an unmodifiable map).
+     */
+    private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>> {
+        private final SubscribedTopics topics;
+        private final TaskUnits units;
+        final int[] prior;
+        private final int[] best;
+        private final int[] count;
+        private final int[] touched;
+        private int member;
+        private int touchedCount;
+        private boolean whole;
+
+        TargetReader(SubscribedTopics topics, TaskUnits units) {
+            this.topics = topics;
+            this.units = units;
+            this.prior = new int[units.count()];
+            Arrays.fill(prior, -1);
+            this.best = new int[units.count()];
+            this.count = new int[units.count()];
+            this.touched = new int[units.count()];
+        }
+
+        /** @return how many units the target holds, all entire, or -1 if it is not whole units */
+        int read(int m, Map<Uuid, Set<Integer>> target) {
+            member = m;
+            touchedCount = 0;
+            whole = true;
+            target.forEach(this);
+            for (int i = 0; i < touchedCount; i++) {
+                int u = touched[i];
+                if (count[u] > best[u]) {
+                    best[u] = count[u];
+                    prior[u] = m;
+                }
+                whole &= count[u] == units.weight[u];
+                count[u] = 0;
+            }
+            return whole ? touchedCount : -1;
+        }
+
+        @Override
+        public void accept(Uuid topic, Set<Integer> partitions) {
+            int t = topics.indexOf(topic);
+            if (t < 0 || topics.isHeld(t) || partitions == null || !topics.subscribers[t].get(member)) {
+                whole = false;
+                return;
+            }
+            whole &= !partitions.isEmpty();
+            // A set yields each of its elements once, so counts are of distinct partitions.
+            for (int p : SortedPartitions.numbers(partitions)) {
+                int u = units.unitOf(t, p);
+                if (u < 0) {
+                    whole = false;
+                } else if (count[u]++ == 0) {
+                    touched[touchedCount++] = u;
+                }
+            }
+        }
+    }
+
+    /**
+     * @param owner by unit: its member after placement
+     * @return by member: whether its assignment equals its current target, which is then whole
+     *         units: it owns exactly the units its target holds (all of them its prior units,
+     *         and as many)
+     */
+    boolean[] unchanged(int[] owner) {
+        int[] owned = new int[wholeUnits.length];
+        boolean[] gained = new boolean[wholeUnits.length];
+        for (int u = 0; u < owner.length; u++) {
+            owned[owner[u]]++;
+            gained[owner[u]] |= prior[u] != owner[u];
+        }
+        boolean[] unchanged = new boolean[wholeUnits.length];
+        for (int m = 0; m < unchanged.length; m++) {
+            unchanged[m] = wholeUnits[m] >= 0 && !gained[m] && owned[m] == wholeUnits[m];
+        }
+        return unchanged;
+    }
+}
