@@ -44,7 +44,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>{@code size} is {@code <partitions>x<members>}; {@code shape} {@code topics} spreads the
  * partitions over √P topics of √P partitions (kscale co-partitions them: √P units of √P
  * partitions), {@code one-topic} puts them in one topic (P units of one partition: kscale's
- * worst case). Every member reads every topic. {@code change} {@code fresh}: no member has a
+ * worst case), {@code mixed} the topics of {@code topics} with each member reading a seeded quarter
+ * of them (so few topics share their subscribers, and each is a class of its own: the
+ * mixed-subscription path, {@code SpreadNarrower}). Except in {@code mixed}, every member reads
+ * every topic. {@code change} {@code fresh}: no member has a
  * target yet; {@code join}: the group's own fresh assignment is every member's target and one
  * more member joins. Setup builds the input once per trial; the measured call only assigns.
  *
@@ -71,6 +74,10 @@ public class ServerAssignorBenchmark {
     @Param({"topics", "one-topic"})
     public String shape;
 
+    /** {@code mixed}: the topics of {@code topics}, each member reading a seeded quarter of them. */
+    static final String MIXED = "mixed";
+    private static final long MIXED_SEED = 20261202L;
+
     @Param({"fresh", "join"})
     public String change;
 
@@ -84,7 +91,7 @@ public class ServerAssignorBenchmark {
         int partitions = Integer.parseInt(parts[0]);
         int members = Integer.parseInt(parts[1]);
         group = new Group();
-        if (shape.equals("topics")) {
+        if (shape.equals("topics") || shape.equals(MIXED)) {
             int side = (int) Math.round(Math.sqrt(partitions));
             for (int t = 0; t < side; t++) {
                 group.partitions.put(new Uuid(1, t), side);
@@ -94,6 +101,9 @@ public class ServerAssignorBenchmark {
         }
         for (int m = 0; m < members; m++) {
             group.members.put(String.format("m%04d", m), Collections.emptyMap());
+        }
+        if (shape.equals(MIXED)) {
+            group.subscribeQuarters(change.equals("join") ? members + 1 : members);
         }
         uniform = new UniformAssignor();
         store = new KnownStore();
@@ -145,7 +155,27 @@ public class ServerAssignorBenchmark {
     private static final class Group implements GroupSpec, SubscribedTopicDescriber {
         final Map<String, Map<Uuid, Set<Integer>>> members = new TreeMap<>();
         final Map<Uuid, Integer> partitions = new HashMap<>();
+        /** By member: the topics it reads, if not every topic. */
+        private final Map<String, Set<Uuid>> subscriptions = new HashMap<>();
         private Map<Uuid, Map<Integer, String>> owners;
+
+        /**
+         * Member i of {@code members} (the joining one included) reads a seeded quarter of the
+         * topics, and topic t is read by member t % members at least, so every topic is assigned.
+         */
+        void subscribeQuarters(int members) {
+            java.util.SplittableRandom random = new java.util.SplittableRandom(MIXED_SEED);
+            java.util.List<Uuid> topics = new java.util.ArrayList<>(new java.util.TreeSet<>(partitions.keySet()));
+            for (int m = 0; m < members; m++) {
+                Set<Uuid> read = new java.util.HashSet<>();
+                for (int t = 0; t < topics.size(); t++) {
+                    if (t % members == m || random.nextInt(4) == 0) {
+                        read.add(topics.get(t));
+                    }
+                }
+                subscriptions.put(String.format("m%04d", m), Collections.unmodifiableSet(read));
+            }
+        }
 
         @Override
         public Collection<String> memberIds() {
@@ -154,7 +184,7 @@ public class ServerAssignorBenchmark {
 
         @Override
         public SubscriptionType subscriptionType() {
-            return SubscriptionType.HOMOGENEOUS;
+            return subscriptions.isEmpty() ? SubscriptionType.HOMOGENEOUS : SubscriptionType.HETEROGENEOUS;
         }
 
         @Override
@@ -176,7 +206,7 @@ public class ServerAssignorBenchmark {
 
         @Override
         public MemberSubscription memberSubscription(String memberId) {
-            Set<Uuid> topics = partitions.keySet();
+            Set<Uuid> topics = subscriptions.getOrDefault(memberId, partitions.keySet());
             return new MemberSubscription() {
                 @Override
                 public Optional<String> rackId() {
