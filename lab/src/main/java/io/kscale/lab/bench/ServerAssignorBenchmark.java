@@ -5,13 +5,18 @@ import io.kscale.assignor.internals.server.ServerAssignorMetrics;
 import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.server.TaskCountLog;
 import io.kscale.assignor.internals.server.TaskCountStore;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.Uuid;
@@ -164,10 +169,10 @@ public class ServerAssignorBenchmark {
          * topics, and topic t is read by member t % members at least, so every topic is assigned.
          */
         void subscribeQuarters(int members) {
-            java.util.SplittableRandom random = new java.util.SplittableRandom(MIXED_SEED);
-            java.util.List<Uuid> topics = new java.util.ArrayList<>(new java.util.TreeSet<>(partitions.keySet()));
+            SplittableRandom random = new SplittableRandom(MIXED_SEED);
+            List<Uuid> topics = new ArrayList<>(new TreeSet<>(partitions.keySet()));
             for (int m = 0; m < members; m++) {
-                Set<Uuid> read = new java.util.HashSet<>();
+                Set<Uuid> read = new HashSet<>();
                 for (int t = 0; t < topics.size(); t++) {
                     if (t % members == m || random.nextInt(4) == 0) {
                         read.add(topics.get(t));

@@ -19,12 +19,7 @@ public final class StoreSettingValidators {
 
     /** @return a validator that accepts a legal Kafka topic name */
     public static ConfigDef.Validator topicName() {
-        return new TopicName(false);
-    }
-
-    /** @return a validator that accepts a legal Kafka topic name, or the empty string (a disabled topic) */
-    public static ConfigDef.Validator topicNameOrEmpty() {
-        return new TopicName(true);
+        return new TopicName();
     }
 
     /**
@@ -41,29 +36,22 @@ public final class StoreSettingValidators {
         return new ReplicationFactor();
     }
 
+    /** What a legal topic name is, for the validators' messages. */
+    private static final String LEGAL_NAME = "1 to " + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]";
+
     private static final class TopicName implements ConfigDef.Validator {
-        private final boolean emptyAllowed;
-
-        TopicName(boolean emptyAllowed) {
-            this.emptyAllowed = emptyAllowed;
-        }
-
         @Override
         public void ensureValid(String name, Object value) {
             // ConfigDef trims STRING values before validating them.
             String topic = (String) value;
-            if (topic != null && topic.isEmpty() && emptyAllowed) {
-                return;
-            }
             if (topic == null || !TopicLayout.isLegalName(topic)) {
-                throw new ConfigException(name, value, "must be " + this + ": 1 to "
-                        + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]");
+                throw new ConfigException(name, value, "must be " + this + ": " + LEGAL_NAME);
             }
         }
 
         @Override
         public String toString() {
-            return emptyAllowed ? "a legal topic name, or empty" : "a legal topic name";
+            return "a legal topic name";
         }
     }
 
@@ -85,7 +73,7 @@ public final class StoreSettingValidators {
             for (String topic : topics) {
                 if (topic == null || !TopicLayout.isLegalName(topic)) {
                     throw new ConfigException(name, value, "must be " + this + ", and '" + topic + "' is not one: "
-                            + "1 to " + TopicLayout.MAX_NAME_LENGTH + " characters of [a-zA-Z0-9._-]");
+                            + LEGAL_NAME);
                 }
                 if (!seen.add(topic)) {
                     throw new ConfigException(name, value, "must be " + this + ", and '" + topic + "' is listed twice");
