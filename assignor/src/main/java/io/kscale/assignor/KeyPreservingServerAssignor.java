@@ -6,6 +6,7 @@ import io.kscale.assignor.internals.server.ServerAssignorMetrics;
 import io.kscale.assignor.internals.server.ServerAssignorState;
 import io.kscale.assignor.internals.server.TaskCountStore;
 import io.kscale.assignor.internals.server.store.SharedTaskCountStores;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Map;
@@ -149,8 +150,10 @@ public final class KeyPreservingServerAssignor implements ConsumerGroupPartition
         if (roles == null) {
             return false;
         }
-        for (String role : String.valueOf(roles).split(",")) {
-            if (role.trim().equals("broker")) {
+        // The broker passes the string of server.properties; a parsed LIST would be a List.
+        Iterable<?> listed = roles instanceof Iterable ? (Iterable<?>) roles : Arrays.asList(String.valueOf(roles).split(","));
+        for (Object role : listed) {
+            if (String.valueOf(role).trim().equals("broker")) {
                 return true;
             }
         }

@@ -52,6 +52,14 @@ class KeyPreservingServerAssignorTest {
     }
 
     @Test
+    void shouldReadTheRolesOfAParsedListToo() {
+        KeyPreservingServerAssignor assignor = assignor();
+        assignor.configure(Map.of("process.roles", java.util.List.of("controller", "broker")));
+
+        assertThat(made).hasSize(1);
+    }
+
+    @Test
     void shouldNotStartTheStoreInConfigureOnAControllerOnlyNode() {
         KeyPreservingServerAssignor assignor = assignor();
         assignor.configure(Map.of("process.roles", "controller"));
