@@ -38,6 +38,10 @@ import org.slf4j.LoggerFactory;
  * from noise, so a scenario that lost its latency would still pass the control when the noise
  * happens to favour partition 0 by more than 1% (about one run in three or fewer); on a quiet
  * machine the skew is 11.5-13.3%. A longer round for the built-in would separate the two.
+ *
+ * <p>So where the first round's control does not hold, a second round of the built-in alone, twice
+ * as long, decides it (one CI run, not loaded, saw 2.1% on the slowed partition and 4.3% on
+ * another in the 12 s round).
  */
 @RealKafkaCluster(brokers = 3)
 class PartitionerUniformityIT {
@@ -46,6 +50,8 @@ class PartitionerUniformityIT {
 
     /** The built-in must give the slow broker's partition more than 1% above the mean (see the class comment). */
     private static final double CONTROL_MIN_SKEW = 1.01;
+    /** The round of the built-in alone when the first round's control did not hold. */
+    private static final Duration CONTROL_RETRY_DURATION = Duration.ofSeconds(24);
 
     @Test
     void shouldKeepEveryPartitionWithinTwoPercentOfTheMeanWhenOneBrokerIsSlow(KafkaCluster cluster) {
@@ -65,6 +71,19 @@ class PartitionerUniformityIT {
                 .allSatisfy(run -> assertThat(run.failed()).as(run.peer().label()).isZero());
 
         PartitionerRun builtIn = runs.stream().filter(r -> r.peer() == PartitionerPeer.BUILT_IN).findFirst().orElseThrow();
+        if (!showsTheSkew(builtIn, settings.slowBroker())) {
+            // One CI run at 1,950 records/s saw the built-in's slowed partition at 2.1% over the
+            // mean and another at 4.3%: the 12 s round's noise. A second, longer round of the
+            // built-in alone decides; kscale's bound above was checked in the first round.
+            PartitionerSettings longer = PartitionerSettings.builder()
+                    .peers(List.of(PartitionerPeer.BUILT_IN))
+                    .duration(CONTROL_RETRY_DURATION)
+                    .build();
+            log.info("The built-in did not show the skew in the first round; a second round of {}", CONTROL_RETRY_DURATION);
+            List<PartitionerRun> again = new PartitionerScenario(longer).runOn(cluster);
+            log.info("The built-in again, broker 0 slowed by 20 ms:\n{}", PartitionerReport.table(again, longer));
+            builtIn = again.get(0);
+        }
         assertThat(builtIn.acked()).as("control: records acked by the built-in").isGreaterThan(10_000);
         assertThat(builtIn.shareOverMean(settings.slowBroker()))
                 .as("control: the built-in's share of the slowed broker's partition is the largest")
@@ -72,5 +91,11 @@ class PartitionerUniformityIT {
         assertThat(builtIn.shareOverMean(settings.slowBroker()))
                 .as("control: the built-in's bytes on the slowed broker's partition over the mean")
                 .isGreaterThan(CONTROL_MIN_SKEW);
+    }
+
+    /** The control's two conditions, asserted below on the round that decides. */
+    private static boolean showsTheSkew(PartitionerRun builtIn, int slowBroker) {
+        double slow = builtIn.shareOverMean(slowBroker);
+        return slow == builtIn.maxOverMean() && slow > CONTROL_MIN_SKEW;
     }
 }
