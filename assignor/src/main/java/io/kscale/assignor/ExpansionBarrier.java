@@ -1,6 +1,7 @@
 package io.kscale.assignor;
 
 import io.kscale.assignor.internals.barrier.BarrierMetrics;
+import io.kscale.assignor.internals.barrier.MergedRecords;
 import io.kscale.assignor.internals.barrier.PartitionClock;
 import io.kscale.assignor.internals.barrier.ReleaseCause;
 import io.kscale.assignor.internals.barrier.TaskMerge;
@@ -240,6 +241,8 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     private final Map<TopicPartition, Buffer<K, V>> buffers = new HashMap<>();
     private final long[] lastWarnedMs = new long[ReleaseCause.values().length];
     private final long[] releasesSinceWarned = new long[ReleaseCause.values().length];
+    private long lastWarnedOutOfOrderMs = NEVER;
+    private long outOfOrderSinceWarned;
 
     private Set<TopicPartition> knownAssignment = Set.of();
     private GroupLayout knownLayout;
@@ -393,6 +396,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         if (layout != knownLayout || !assignment.equals(knownAssignment)) {
             rebuild(assignment, layout);
         }
+        noticeRewinds();
         if (buffers.isEmpty()) {
             return;
         }
@@ -424,6 +428,33 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
                         + "and reading it from its position", tp, stillPaused ? "moved" : "resumed", held,
                         entry.getValue().records.size());
             }
+        }
+    }
+
+    /**
+     * Forgets what was delivered from each partition whose position went back to or before it:
+     * revoked and assigned again within one poll (the position is the committed offset again), or
+     * moved back by the application's seek, neither of which changes the assignment. Its
+     * delivered record no longer vouches for it: were it to, a sibling's records read again
+     * would count as passed by it and go ahead of its own older records read again. A position
+     * not known now (being reset or validated) is taken as a rewind too.
+     */
+    private void noticeRewinds() {
+        for (PartitionClock clock : clocks.values()) {
+            if (clock.hasDelivered() && !positionAfter(clock.partition(), clock.deliveredOffset())) {
+                LOG.debug("{} went back to or before offset {}, which it had returned; its records no longer vouch "
+                        + "for it", clock.partition(), clock.deliveredOffset());
+                clock.rewound();
+            }
+        }
+    }
+
+    /** @return whether the partition's position is known now and beyond {@code offset} */
+    private boolean positionAfter(TopicPartition tp, long offset) {
+        try {
+            return consumer.position(tp, Duration.ZERO) > offset;
+        } catch (TimeoutException | IllegalStateException e) {
+            return false;
         }
     }
 
@@ -564,11 +595,14 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
             return fetched;
         }
         Map<TopicPartition, List<ConsumerRecord<K, V>>> out = new TreeMap<>(PARTITION_ORDER);
+        // What the application iterates: records passed through, then each task's in its merge's order.
+        List<ConsumerRecord<K, V>> inOrder = new ArrayList<>();
         Map<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> byTask = new LinkedHashMap<>();
         for (TopicPartition tp : fetched.partitions()) {
             TaskMerge task = taskOf.get(tp);
             if (task == null) {
                 out.put(tp, fetched.records(tp));
+                inOrder.addAll(fetched.records(tp));
             } else {
                 byTask.computeIfAbsent(task, t -> new HashMap<>()).put(tp, fetched.records(tp));
             }
@@ -587,8 +621,12 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task : byTask.entrySet()) {
             TaskMerge.Outcome<K, V> outcome = task.getKey().merge(task.getValue(), fetchedAt, consumer::currentLag, now);
             out.putAll(outcome.delivered);
+            inOrder.addAll(outcome.inOrder);
             for (TaskMerge.Release release : outcome.releases) {
                 released(release, now);
+            }
+            for (TaskMerge.OutOfOrder late : outcome.outOfOrder) {
+                outOfOrder(late, now);
             }
             Set<TopicPartition> held = new HashSet<>();
             for (TaskMerge.Hold<K, V> hold : outcome.holds) {
@@ -601,10 +639,30 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
                 }
             }
         }
-        for (List<ConsumerRecord<K, V>> records : out.values()) {
-            delivered += records.size();
+        delivered += inOrder.size();
+        return new MergedRecords<>(out, inOrder, nextOffsets);
+    }
+
+    /** Counts records returned after a later record of a sibling, and warns of them at most once a minute. */
+    private void outOfOrder(TaskMerge.OutOfOrder late, long now) {
+        metrics.outOfOrder(late.records);
+        outOfOrderSinceWarned += late.records;
+        if (lastWarnedOutOfOrderMs != NEVER && now - lastWarnedOutOfOrderMs < WARN_INTERVAL_MS) {
+            LOG.debug("Returned {} records of {} from offset {} (timestamp {}) after {} had returned one stamped {}",
+                    late.records, late.partition, late.firstOffset, late.firstTimestamp, late.sibling, late.siblingTimestamp);
+            return;
         }
-        return new ConsumerRecords<>(out, nextOffsets);
+        LOG.warn("ExpansionBarrier: returned {} record(s) of {} from offset {} (timestamp {}) after {} of the same task "
+                + "had returned a record stamped {}: keys that moved between them may have come out of order. The older "
+                + "records reached the log, or this consumer, more than {} ({} ms) after their timestamp (a broker "
+                + "failover, producer retries, a producer clock running behind), or a bound released the later one "
+                + "(see the release metrics). {} such record(s) since the last warning; counted in the metric {}. To keep "
+                + "order through a broker failover, set {} to cover it (see the guide).", late.records, late.partition,
+                late.firstOffset, late.firstTimestamp, late.sibling, late.siblingTimestamp,
+                ExpansionBarrierConfig.GRACE_MS_CONFIG, graceMs, outOfOrderSinceWarned, BarrierMetrics.OUT_OF_ORDER_RECORDS,
+                ExpansionBarrierConfig.GRACE_MS_CONFIG);
+        lastWarnedOutOfOrderMs = now;
+        outOfOrderSinceWarned = 0;
     }
 
     /** Counts a release by a bound and warns of it, at most once per cause a minute. */

@@ -1,6 +1,5 @@
 package io.kscale.assignor.internals.barrier;
 
-import io.kscale.assignor.ExpansionBarrier;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import io.kscale.assignor.internals.metrics.ClientMetrics;
 import java.util.EnumMap;
@@ -8,18 +7,27 @@ import java.util.Map;
 import org.apache.kafka.common.metrics.Sensor;
 
 /**
- * An {@link ExpansionBarrier}'s metrics, in JMX as
+ * An expansion barrier's metrics, in JMX as
  * {@code kscale.assignor:type=expansion-barrier,client-id=...}: one counter per
- * {@link ReleaseCause}. In the assignor's JVM-wide registry ({@link AssignorMetrics.Registry}),
- * tagged by the consumer's {@code client.id}; reused by a barrier of the same client id, and
- * removed by {@link ExpansionBarrier#close()} or when its consumer closes.
+ * {@link ReleaseCause}, and the records returned out of order whatever the cause. In the
+ * assignor's JVM-wide registry ({@link AssignorMetrics.Registry}), tagged by the consumer's
+ * {@code client.id}; reused by a barrier of the same client id, and removed when the barrier or
+ * its consumer closes.
  */
 public final class BarrierMetrics {
 
     public static final String GROUP = "expansion-barrier";
+    public static final String OUT_OF_ORDER_RECORDS = "out-of-order-records-total";
+    private static final String OUT_OF_ORDER_RECORDS_DOC = "Records the expansion barrier returned after it had "
+            + "returned a later-stamped record of another partition of the same task: each may have come after a later "
+            + "record of its key. Counted whatever let the later record go: a release by max hold or a future "
+            + "timestamp, or a sibling that looked caught up while its producer still held older records (a broker "
+            + "failover or produce delay longer than kscale.barrier.grace.ms). Records read again after a rebalance or "
+            + "a seek back are not counted.";
 
     private final ClientMetrics metrics;
     private final Map<ReleaseCause, Sensor> releases = new EnumMap<>(ReleaseCause.class);
+    private final Sensor outOfOrder;
 
     public BarrierMetrics(String clientId) {
         this(AssignorMetrics.Registry.SHARED, clientId);
@@ -31,6 +39,16 @@ public final class BarrierMetrics {
         for (ReleaseCause cause : ReleaseCause.values()) {
             releases.put(cause, metrics.counter(cause.metricName(), cause.metricDoc()));
         }
+        this.outOfOrder = metrics.counter(OUT_OF_ORDER_RECORDS, OUT_OF_ORDER_RECORDS_DOC);
+    }
+
+    public void outOfOrder(long records) {
+        outOfOrder.record(records);
+    }
+
+    /** The records returned out of order so far (tests, and the lab's members). */
+    public double outOfOrderRecords() {
+        return metrics.value(OUT_OF_ORDER_RECORDS);
     }
 
     public void released(ReleaseCause cause) {

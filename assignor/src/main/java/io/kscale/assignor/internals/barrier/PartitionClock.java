@@ -1,14 +1,15 @@
 package io.kscale.assignor.internals.barrier;
 
-import io.kscale.assignor.ExpansionBarrier;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * What an {@link ExpansionBarrier} knows about one partition of a task that has two or more
- * partitions on its consumer: the last record it delivered, and since when the partition has
- * been behind without returning anything. (A held partition's next record is the head of the
- * barrier's buffer for it.) Mutable, owned by one barrier on the poll thread.
+ * What an expansion barrier knows about one partition of a task that has two or more
+ * partitions on its consumer: the last record it delivered, the latest timestamp it ever
+ * delivered and how far it has ever delivered (both kept across a rewind, for counting records
+ * returned out of order), and since when the partition has been behind without returning
+ * anything. (A held partition's next record is the head of the barrier's buffer for it.)
+ * Mutable, owned by one barrier on the poll thread.
  */
 public final class PartitionClock {
 
@@ -18,6 +19,10 @@ public final class PartitionClock {
     private boolean delivered;
     private long deliveredTimestamp;
     private long deliveredOffset = -1;
+    /** The latest timestamp delivered since tracking began, a rewind notwithstanding: what the application has seen. */
+    private long latestDeliveredTimestamp = Long.MIN_VALUE;
+    /** One past the highest offset ever delivered: records below it come again after a rewind. */
+    private long firstNewOffset;
     private long behindSince = NOT_BEHIND;
 
     public PartitionClock(TopicPartition partition) {
@@ -50,9 +55,28 @@ public final class PartitionClock {
         delivered = true;
         deliveredOffset = offset;
         deliveredTimestamp = timestamp;
+        latestDeliveredTimestamp = Math.max(latestDeliveredTimestamp, timestamp);
+        firstNewOffset = Math.max(firstNewOffset, offset + 1);
     }
 
-    /** The consumer went back to an offset already delivered (a seek or a reassignment): what was delivered says nothing now. */
+    /**
+     * @return the latest timestamp (as given to {@link #delivered}) of any record delivered since
+     *         the barrier began tracking the partition, rewinds notwithstanding; {@link Long#MIN_VALUE} if none
+     */
+    public long latestDeliveredTimestamp() {
+        return latestDeliveredTimestamp;
+    }
+
+    /** @return whether a record at this offset is delivered for the first time since tracking began, not again after a rewind */
+    public boolean isFirstDelivery(long offset) {
+        return offset >= firstNewOffset;
+    }
+
+    /**
+     * The consumer went back to an offset already delivered (a seek or a reassignment): what was
+     * delivered says nothing about what the partition brings next. What the application has seen
+     * ({@link #latestDeliveredTimestamp()}, {@link #isFirstDelivery}) stays.
+     */
     public void rewound() {
         delivered = false;
         deliveredOffset = -1;

@@ -1,10 +1,7 @@
 package io.kscale.assignor.internals.barrier;
 
-import io.kscale.assignor.ExpansionBarrier;
-import io.kscale.assignor.ExpansionBarrierConfig;
-
 /**
- * Why an {@link ExpansionBarrier} let a record go before every sibling partition of its task had
+ * Why an expansion barrier let a record go before every sibling partition of its task had
  * passed it: the bounds on its waits, each with its metric and the WARN it logs. Declared from
  * the mildest to the most serious; a record released for several reasons counts under the last.
  */
@@ -26,8 +23,8 @@ public enum ReleaseCause {
     MAX_HOLD("max-hold-releases-total",
             "Polls in which the expansion barrier returned a partition's records although a sibling partition of its "
                     + "task had not passed them: the sibling had records left to read but returned none for "
-                    + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG + " (paused by the application, or not fetched).",
-            "the sibling has records left to read but returned none for " + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG
+                    + "the max hold (kscale.barrier.max.hold.ms; paused by the application, or not fetched).",
+            "the sibling has records left to read but returned none for the max hold"
                     + " (paused by the application, or its fetches fail); its records may come out of key order "
                     + "when it returns them"),
 
@@ -35,8 +32,8 @@ public enum ReleaseCause {
     UNKNOWN_SIBLING_LAG("unknown-lag-releases-total",
             "Polls in which the expansion barrier returned a partition's records although a sibling partition of its "
                     + "task had not passed them: the sibling's lag was unknown and it returned nothing for "
-                    + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG + " (its leader offline, or it does not exist).",
-            "the sibling's lag has been unknown, and it returned nothing, for " + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG
+                    + "the max hold (kscale.barrier.max.hold.ms; its leader offline, or it does not exist).",
+            "the sibling's lag has been unknown, and it returned nothing, for the max hold"
                     + " (its leader offline, or the partition does not exist); its records may come out of key order "
                     + "when it returns them");
 

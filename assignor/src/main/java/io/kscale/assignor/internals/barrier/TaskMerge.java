@@ -1,6 +1,5 @@
 package io.kscale.assignor.internals.barrier;
 
-import io.kscale.assignor.ExpansionBarrier;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,8 +11,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The event-time merge of one task's partitions on one consumer, for {@link ExpansionBarrier}:
- * which of the records at hand may go now, and where each partition stops.
+ * The event-time merge of one task's partitions on one consumer, for the expansion barrier:
+ * which of the records at hand may go now, in which order, and where each partition stops.
  *
  * <p>Each partition brings a queue: the records fetched now, or those the barrier buffered from
  * an earlier fetch (a partition with a buffer is paused, so it never brings both), each queue
@@ -88,18 +87,56 @@ public final class TaskMerge {
         }
     }
 
-    /** The records that may go, per partition in offset order, the partitions stopped, and the releases. */
+    /**
+     * Records of one partition that one merge delivered after a sibling had delivered a later
+     * one: how many, the first of them, and the sibling with the latest such record.
+     */
+    public static final class OutOfOrder {
+        public final TopicPartition partition;
+        public final long records;
+        public final long firstOffset;
+        public final long firstTimestamp;
+        public final TopicPartition sibling;
+        /** The latest timestamp the sibling had delivered when the first of them went. */
+        public final long siblingTimestamp;
+
+        OutOfOrder(TopicPartition partition, long records, long firstOffset, long firstTimestamp,
+                TopicPartition sibling, long siblingTimestamp) {
+            this.partition = partition;
+            this.records = records;
+            this.firstOffset = firstOffset;
+            this.firstTimestamp = firstTimestamp;
+            this.sibling = sibling;
+            this.siblingTimestamp = siblingTimestamp;
+        }
+
+        OutOfOrder plusOne() {
+            return new OutOfOrder(partition, records + 1, firstOffset, firstTimestamp, sibling, siblingTimestamp);
+        }
+    }
+
+    /**
+     * The records that may go, per partition in offset order and all of them in the order the
+     * merge let them go, the partitions stopped, the releases, and the records that went out of
+     * order.
+     */
     public static final class Outcome<K, V> {
         public final Map<TopicPartition, List<ConsumerRecord<K, V>>> delivered;
+        /** The delivered records in the order the merge let them go: the order the application must see. */
+        public final List<ConsumerRecord<K, V>> inOrder;
         public final List<Hold<K, V>> holds;
         /** At most one per partition: the first of its records a bound let go. */
         public final List<Release> releases;
+        /** At most one per partition: its records that went after a later record of a sibling. */
+        public final List<OutOfOrder> outOfOrder;
 
-        public Outcome(Map<TopicPartition, List<ConsumerRecord<K, V>>> delivered, List<Hold<K, V>> holds,
-                List<Release> releases) {
+        public Outcome(Map<TopicPartition, List<ConsumerRecord<K, V>>> delivered, List<ConsumerRecord<K, V>> inOrder,
+                List<Hold<K, V>> holds, List<Release> releases, List<OutOfOrder> outOfOrder) {
             this.delivered = delivered;
+            this.inOrder = inOrder;
             this.holds = holds;
             this.releases = releases;
+            this.outOfOrder = outOfOrder;
         }
     }
 
@@ -207,9 +244,11 @@ public final class TaskMerge {
             }
         }
         Map<TopicPartition, List<ConsumerRecord<K, V>>> delivered = new LinkedHashMap<>();
+        List<ConsumerRecord<K, V>> inOrder = new ArrayList<>();
         List<Hold<K, V>> holds = new ArrayList<>();
         List<Release> releases = new ArrayList<>();
         boolean[] released = new boolean[n];
+        OutOfOrder[] late = new OutOfOrder[n];
         while (true) {
             int pick = -1;
             for (int i = 0; i < n; i++) {
@@ -228,6 +267,8 @@ public final class TaskMerge {
                     : bound(pick, record.timestamp(), fetched[pick], hasHead, headTimestamp, lag, nowMs);
             if (waitingFor < 0 || skip != null) {
                 delivered.computeIfAbsent(clock.partition(), tp -> new ArrayList<>()).add(record);
+                inOrder.add(record);
+                late[pick] = checkOrder(pick, record, late[pick]);
                 clock.delivered(record.offset(), Math.min(record.timestamp(), fetched[pick]));
                 if (skip != null && !released[pick]) {
                     released[pick] = true;
@@ -244,7 +285,37 @@ public final class TaskMerge {
                 stopped[pick] = true;
             }
         }
-        return new Outcome<>(delivered, holds, releases);
+        List<OutOfOrder> outOfOrder = new ArrayList<>();
+        for (OutOfOrder partition : late) {
+            if (partition != null) {
+                outOfOrder.add(partition);
+            }
+        }
+        return new Outcome<>(delivered, inOrder, holds, releases, outOfOrder);
+    }
+
+    /**
+     * @return {@code sofar} with the record added if it goes after a later record a sibling
+     *         delivered (and the application has not seen it before); {@code sofar} unchanged otherwise
+     */
+    private OutOfOrder checkOrder(int self, ConsumerRecord<?, ?> record, OutOfOrder sofar) {
+        PartitionClock clock = clocks.get(self);
+        if (!clock.isFirstDelivery(record.offset())) {
+            return sofar;
+        }
+        int latest = -1;
+        for (int j = 0; j < clocks.size(); j++) {
+            // The merge's order: by timestamp, the lower partition first at equal timestamps.
+            if (j != self && atOrAfter(clocks.get(j).latestDeliveredTimestamp(), record.timestamp(), j > self)
+                    && (latest < 0 || clocks.get(j).latestDeliveredTimestamp() > clocks.get(latest).latestDeliveredTimestamp())) {
+                latest = j;
+            }
+        }
+        if (latest < 0) {
+            return sofar;
+        }
+        return sofar != null ? sofar.plusOne() : new OutOfOrder(clock.partition(), 1, record.offset(), record.timestamp(),
+                clocks.get(latest).partition(), clocks.get(latest).latestDeliveredTimestamp());
     }
 
     /** @return the index of a sibling that has not passed {@code (ts, self)} by the rule, or -1 if all have */

@@ -1,6 +1,5 @@
 package io.kscale.assignor.internals.member;
 
-import io.kscale.assignor.ExpansionBarrier;
 import io.kscale.assignor.FollowUpRebalance;
 import io.kscale.assignor.KeyPreservingAssignor;
 import io.kscale.assignor.TaskStateListener;
@@ -17,7 +16,7 @@ import java.util.OptionalLong;
 
 /**
  * What each consumer in this JVM received with its latest assignment, by group and member id:
- * the layout, so that member-side helpers ({@link ExpansionBarrier}) can tell which partitions
+ * the layout, so that member-side helpers (the expansion barrier) can tell which partitions
  * share a task, and the follow-up deadline and a stateful member's {@link EarlyFollowUp}, for
  * {@link FollowUpRebalance}; neither helper has access to the assignor instance (the consumer
  * creates it and keeps it private).
