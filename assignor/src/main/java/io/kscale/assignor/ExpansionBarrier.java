@@ -9,6 +9,8 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.MemberLayouts;
+import io.kscale.assignor.internals.store.StoreClients;
+import io.kscale.assignor.internals.store.TaskCountTopicReader;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -185,7 +187,10 @@ import org.slf4j.LoggerFactory;
  *       ahead), the child's records of the key may overtake those last records.</li>
  *   <li>{@code grace} must cover {@code linger.ms}, request latency and retries, plus the
  *       consumer's {@code fetch.max.wait.ms}: a record that becomes readable later than that
- *       after its timestamp may be overtaken.</li>
+ *       after its timestamp may be overtaken (and is counted). The crash of a partition's leader
+ *       is such a delay: {@code currentLag} reads 0 while the producer retries the partition's
+ *       records until the controller fences the dead broker ({@code broker.session.timeout.ms},
+ *       9 s by default).</li>
  *   <li>A partition the application paused counts as not read yet: while it is behind, its
  *       task's other partitions wait for it, up to max hold. Pausing a partition while the
  *       barrier buffers it is not noticed: the barrier still returns its buffered records and
@@ -208,7 +213,11 @@ import org.slf4j.LoggerFactory;
  * releases are logged at DEBUG. Metrics, in JMX as
  * {@code kscale.assignor:type=expansion-barrier,client-id=...}:
  * {@code future-timestamp-releases-total}, {@code max-hold-releases-total},
- * {@code unknown-lag-releases-total}. They go with the consumer: when it closes (its
+ * {@code unknown-lag-releases-total}, and {@code out-of-order-records-total}: the records
+ * returned after the barrier had returned a later-stamped record of a sibling partition, whatever
+ * let that one go (a bound above, or a record that became readable more than grace after its
+ * timestamp, as in a broker failover), each also in a WARN naming both partitions, at most one a
+ * minute. They go with the consumer: when it closes (its
  * {@code app-info} MBean is unregistered) or when the barrier is closed, whichever comes first,
  * as the assignor's metrics do. (Those of a barrier dropped unclosed while its consumer runs go
  * once it was garbage-collected, at the next consumer's start or close in this JVM.)
@@ -251,29 +260,48 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     private List<TaskMerge> tasks = List.of();
     private long delivered;
     private long heldBack;
-    /** Whether the settings given to {@code wrap} say {@code group.protocol=consumer}: then every record passes through. */
+    /** Whether the settings given to {@code wrap} say {@code group.protocol=consumer}: then T comes from the cluster. */
     private final boolean consumerProtocol;
+    /** Each assigned topic's T as the brokers keep it; only on the consumer protocol, else null. */
+    private final TaskCountTopicReader clusterTaskCounts;
+    /** The layout built from {@link #clusterTaskCounts}, and what it was built from. */
+    private GroupLayout clusterLayout;
+    private Map<String, Integer> clusterLayoutCounts = Map.of();
+    private Set<TopicPartition> clusterLayoutAssignment = Set.of();
     private boolean warnedNoGroup;
     private boolean warnedNoLayout;
 
     ExpansionBarrier(Consumer<K, V> consumer, ExpansionBarrierConfig config, Time time) {
+        this(consumer, config, time, StoreClients.KAFKA);
+    }
+
+    /** @param storeClients the clients that read the task count topic on the consumer protocol (mocks in tests) */
+    ExpansionBarrier(Consumer<K, V> consumer, ExpansionBarrierConfig config, Time time, StoreClients storeClients) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.graceMs = config.grace().toMillis();
         this.maxHoldMs = config.maxHold().toMillis();
         this.time = Objects.requireNonNull(time, "time");
         String clientId = clientId(consumer, config);
         this.metrics = new BarrierMetrics(clientId);
-        // Held weakly there; the release refers to the metrics only, not to this barrier.
-        ConsumerCloseWatch.watch(clientId, this, metrics::close);
-        Arrays.fill(lastWarnedMs, NEVER);
         this.consumerProtocol = config.consumerProtocol();
+        // On the consumer protocol no assignment carries the layout: T is read where the brokers keep it.
+        this.clusterTaskCounts = consumerProtocol
+                ? new TaskCountTopicReader(config.taskCountTopic(), config.originals(), storeClients) : null;
+        // Held weakly there; the release refers to the metrics and the reader only, not to this barrier.
+        TaskCountTopicReader reader = clusterTaskCounts;
+        ConsumerCloseWatch.watch(clientId, this, () -> {
+            metrics.close();
+            if (reader != null) {
+                reader.close();
+            }
+        });
+        Arrays.fill(lastWarnedMs, NEVER);
         if (consumerProtocol) {
-            LOG.warn("ExpansionBarrier of consumer {}: with group.protocol=consumer (KIP-848) the brokers assign "
-                    + "partitions and send no assignment userData, so no task layout (T, and which partitions share a "
-                    + "task) reaches this consumer, and records pass through unchanged, in the consumer's order: key "
-                    + "order across an expansion is not kept. Keys still stay with their task if you {}. To keep key "
-                    + "order too, use group.protocol=classic with partition.assignment.strategy={}.", clientId,
-                    ConsumerProtocol.SERVER_ASSIGNOR_SETUP, KeyPreservingAssignor.class.getName());
+            LOG.info("ExpansionBarrier of consumer {}: on group.protocol=consumer the task layout comes from the "
+                    + "topic {} where the brokers' KeyPreservingServerAssignor keeps each topic's T ({}); records of a "
+                    + "topic whose T is not read yet pass through unordered. Keys stay with their task only if you {}.",
+                    clientId, config.taskCountTopic(), ExpansionBarrierConfig.TASK_COUNT_TOPIC_CONFIG,
+                    ConsumerProtocol.SERVER_ASSIGNOR_SETUP);
         }
     }
 
@@ -346,8 +374,9 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
      * ({@link FollowUpRebalance}), so that poll runs it.
      *
      * @param timeout passed to {@link Consumer#poll(Duration)}, or less (see above)
-     * @return the records, each partition's in offset order and partitions in ascending order
-     *         per topic, with {@link ConsumerRecords#nextOffsets()} never beyond a record not returned
+     * @return the records, each partition's in offset order; iterated (and by {@code records(topic)})
+     *         in the order the merge let them go, across each task's partitions; with
+     *         {@link ConsumerRecords#nextOffsets()} never beyond a record not returned
      */
     public ConsumerRecords<K, V> poll(Duration timeout) {
         FollowUpRebalance.triggerIfDue(consumer, time.milliseconds());
@@ -381,6 +410,9 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     public void close() {
         ConsumerCloseWatch.unwatch(this);
         metrics.close();
+        if (clusterTaskCounts != null) {
+            clusterTaskCounts.close();
+        }
     }
 
     /**
@@ -471,7 +503,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
 
     private GroupLayout layout(Set<TopicPartition> assignment) {
         if (consumerProtocol) {
-            return null; // said once, at construction
+            return clusterLayout(assignment);
         }
         ConsumerGroupMetadata group;
         try {
@@ -497,6 +529,36 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
                     ConsumerProtocol.SERVER_ASSIGNOR_SETUP);
         }
         return layout.orElse(null);
+    }
+
+    /**
+     * The layout of the assigned topics whose T the brokers' task count topic holds (read on the
+     * reader's thread); the same instance until the assignment or what was read changes, so that
+     * the barrier regroups only then.
+     */
+    private GroupLayout clusterLayout(Set<TopicPartition> assignment) {
+        Map<String, Integer> counts = clusterTaskCounts.taskCounts();
+        if (counts == clusterLayoutCounts && assignment.equals(clusterLayoutAssignment)) {
+            return clusterLayout;
+        }
+        Map<String, Integer> highestPartition = new HashMap<>();
+        for (TopicPartition tp : assignment) {
+            highestPartition.merge(tp.topic(), tp.partition(), Math::max);
+        }
+        clusterTaskCounts.want(highestPartition.keySet());
+        List<TopicLayout> topics = new ArrayList<>();
+        highestPartition.forEach((topic, highest) -> {
+            Integer taskCount = counts.get(topic);
+            if (taskCount != null) {
+                // The count is only "last seen": the layout needs T to group partitions (p % T).
+                topics.add(TopicLayout.of(topic, taskCount, Math.min(TopicLayout.MAX_COUNT,
+                        Math.max(taskCount, highest + 1))));
+            }
+        });
+        clusterLayoutCounts = counts;
+        clusterLayoutAssignment = Set.copyOf(assignment);
+        clusterLayout = topics.isEmpty() || topics.size() > GroupLayout.MAX_TOPICS ? null : GroupLayout.of(0, topics);
+        return clusterLayout;
     }
 
     /** Regroups the assigned partitions by task; forgets partitions revoked or no longer sharing a task. */
@@ -525,6 +587,13 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
                     PartitionClock partition = clocks.getOrDefault(tp, new PartitionClock(tp));
                     taskClocks.add(partition);
                     newClocks.put(tp, partition);
+                }
+                for (PartitionClock partition : taskClocks) {
+                    for (PartitionClock sibling : taskClocks) {
+                        if (sibling != partition) {
+                            partition.joined(sibling);
+                        }
+                    }
                 }
                 TaskMerge task = new TaskMerge(taskClocks, graceMs, maxHoldMs);
                 newTasks.add(task);

@@ -2,6 +2,7 @@ package io.kscale.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kscale.assignor.internals.barrier.BarrierMetrics;
@@ -10,6 +11,8 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
+import io.kscale.assignor.internals.store.MockTaskCountTopic;
+import io.kscale.assignor.internals.store.StoreClients;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -81,6 +84,8 @@ class ExpansionBarrierTest {
     private ExpansionBarrier<String, String> barrier;
     /** Where the test publishes the consumer's layout, as its assignor would; held for the test's length. */
     private final MemberLayouts.Slot published = MemberLayouts.newSlot();
+    /** The clients that read the brokers' task count topic on the consumer protocol. */
+    private StoreClients storeClients = StoreClients.KAFKA;
 
     private static TopicPartition orders(int partition) {
         return new TopicPartition(ORDERS, partition);
@@ -117,7 +122,7 @@ class ExpansionBarrierTest {
         barrierSettings.put(ExpansionBarrierConfig.GRACE_MS_CONFIG, GRACE.toMillis());
         barrierSettings.put(ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG, maxHold.toMillis());
         barrierSettings.put(ConsumerConfig.CLIENT_ID_CONFIG, groupId);
-        barrier = new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(barrierSettings), time);
+        barrier = new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(barrierSettings), time, storeClients);
     }
 
     @AfterEach
@@ -491,31 +496,32 @@ class ExpansionBarrierTest {
     }
 
     /**
-     * Issue 18: on group.protocol=consumer (KIP-848) no task layout reaches the consumer (the
-     * brokers assign, with no userData), so the barrier cannot order keys. It passes records
-     * through and says why once, naming the broker-side assignor; before, it advised
-     * partition.assignment.strategy, which Kafka refuses on that protocol.
+     * The bug this pins: on group.protocol=consumer (KIP-848) no assignment userData carries the
+     * layout, and the barrier passed every record through, so the protocol Kafka makes the
+     * default kept keys with their task but not their order. T is on the cluster, in the topic
+     * where the brokers' assignor keeps it by topic id: the barrier reads it there and merges as
+     * on the classic protocol. Until it is read, records pass through.
      */
     @Test
-    void shouldPassEveryRecordThroughWithOneWarningNamingTheServerSideAssignorOnTheConsumerProtocol() {
-        String warnings = stderrDuring(() -> {
-            start(null, MAX_HOLD, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"), orders(1), orders(5));
-            for (int i = 0; i < 3; i++) {
-                consumer.append(orders(5), 500 + i, "k", "child-" + i);
-                consumer.append(orders(1), 100 + i, "k", "parent-" + i);
-                ConsumerRecords<String, String> records = pollRecords();
-                assertThat(records).as("the consumer's own records, in its order").isSameAs(consumer.lastPolled);
-                assertThat(values(records)).containsExactlyInAnyOrder("child-" + i, "parent-" + i);
-            }
-        });
-        String clientId = consumer.groupMetadata().groupId();
+    void shouldMergeByTheTaskCountTheBrokersKeepOnTheConsumerProtocol() {
+        MockTaskCountTopic cluster = new MockTaskCountTopic();
+        cluster.createTopic(ORDERS);
+        storeClients = cluster.clients(settings -> { });
+        start(null, MAX_HOLD, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"), orders(1), orders(5));
+        consumer.append(orders(5), 500, "k", "child-0");
+        consumer.append(orders(1), 100, "k", "parent-0");
+        assertThat(values(pollRecords())).as("T not recorded yet: passed through").containsExactlyInAnyOrder("child-0", "parent-0");
 
-        assertThat(barrier.heldBackRecords()).isZero();
-        assertThat(consumer.paused()).isEmpty();
-        assertThat(linesNaming(warnings, clientId)).as("WARNs naming this consumer").singleElement().asString()
-                .contains("WARN", "group.protocol=consumer", "no task layout",
-                        "io.kscale.assignor.KeyPreservingServerAssignor", "group.consumer.assignors",
-                        "group.remote.assignor=kscale-key-preserving");
+        cluster.record(ORDERS, TASKS);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            consumer.append(orders(5), time.milliseconds() + 400, "k", "child");
+            consumer.fetchOnly(orders(5));
+            assertThat(poll()).as("the child waits for the parent once T is read").isEmpty();
+        });
+        consumer.append(orders(1), time.milliseconds(), "k", "parent");
+        assertThat(poll()).as("the parent's earlier record first").containsExactly("parent");
+        assertThat(consumer.paused()).containsExactly(orders(5));
+        assertThat(barrier.heldBackRecords()).isPositive();
     }
 
     /** Wrapped without the consumer's settings, the barrier cannot tell the protocol: the WARN names both. */
@@ -732,6 +738,36 @@ class ExpansionBarrierTest {
                 + releases(ReleaseCause.UNKNOWN_SIBLING_LAG)).as("no bound was involved").isZero();
         assertThat(linesNaming(warnings, "out-of-order-records-total")).singleElement().asString()
                 .contains("WARN", orders(1).toString(), orders(5).toString(), "kscale.barrier.grace.ms");
+    }
+
+    /**
+     * Seen on real brokers, 8 -> 16 partitions: the producers wrote to the new partition 9 before
+     * the group assigned it, while this member went on returning 1 and 5; 9's first records were
+     * then older than theirs. No key came out of order (a producer's records of a key reach 9 only
+     * after its last ones in 1), so none is counted: only what a sibling returned after the two
+     * were merged counts.
+     */
+    @Test
+    void shouldNotCountAPartitionAssignedLateForRecordsItsSiblingsReturnedBeforeIt() {
+        start(GroupLayout.of(1, List.of(TopicLayout.of(ORDERS, TASKS, 16))), orders(1), orders(5));
+        consumer.append(orders(1), 100, "a", "a");
+        consumer.append(orders(5), 900, "b", "b");
+        consumer.append(orders(1), 1000, "c", "c");
+        time.set(1000 + GRACE.toMillis());
+        assertThat(poll()).containsExactly("a", "b", "c");
+
+        consumer.rebalance(List.of(orders(1), orders(5), orders(9), orders(13)));
+        consumer.append(orders(9), 500, "k", "k#1");
+        assertThat(poll()).containsExactly("k#1");
+        assertThat(barrier.metrics().outOfOrderRecords()).isZero();
+
+        consumer.append(orders(1), 2000, "d", "d");
+        consumer.append(orders(9), 1500, "k", "k#2", 2000 + 2 * GRACE.toMillis());
+        time.set(2000 + GRACE.toMillis());
+        assertThat(poll()).as("9's lag reads 0: d goes after grace").containsExactly("d");
+        time.set(2000 + 2 * GRACE.toMillis());
+        assertThat(poll()).containsExactly("k#2");
+        assertThat(barrier.metrics().outOfOrderRecords()).as("k#2 after d, both merged").isEqualTo(1);
     }
 
     /** Records returned again after a seek back were seen before, in order: they are not counted. */

@@ -15,6 +15,7 @@ import io.kscale.lab.expansion.Interruption;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -60,7 +61,8 @@ import picocli.CommandLine.Spec;
             "Example: kscale-lab expansion --partitions 4,8,16,32 --keys 500",
             "         kscale-lab expansion --group-protocol consumer",
             "         kscale-lab expansion --group-protocol consumer --interruption broker-restart",
-            "         kscale-lab expansion --faults --rate 500 --records-per-step 2000"
+            "         kscale-lab expansion --faults --rate 500 --records-per-step 2000",
+            "         kscale-lab expansion --faults --repeat 10 --barrier-grace 10000"
         })
 final class ExpansionCommand implements Callable<Integer> {
 
@@ -110,6 +112,18 @@ final class ExpansionCommand implements Callable<Integer> {
                     + " runs only on the cluster the lab starts, since it kills brokers.")
     private boolean faults;
 
+    @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
+            description = "With --faults: run the faulted scenario N times on the same cluster, each on a topic of its"
+                    + " own, and print every run and a line of totals (default: ${DEFAULT-VALUE}).")
+    private int repeat;
+
+    @Option(names = "--barrier-grace", paramLabel = "MS",
+            description = "The members' kscale.barrier.grace.ms, where they poll through ExpansionBarrier (--faults);"
+                    + " their max hold is at least as long. Default: the barrier's (1000). To keep order through the"
+                    + " kill -9 of a leader, cover the failover: the controller fences a dead broker after"
+                    + " broker.session.timeout.ms (9 s by default), and the producer's retried records follow.")
+    private Long barrierGraceMs;
+
     @Option(names = "--interruption", paramLabel = "NAME",
             description = "Run each of --peers through the growth 4 -> 8, then this, then 8 -> 12 (a multiple of the"
                     + " first task count, not of 8): group-restart, broker-restart (every broker at once),"
@@ -152,11 +166,30 @@ final class ExpansionCommand implements Callable<Integer> {
                     ExpansionReport.path(settings.partitionSteps()), settings.peers().get(0).label(), settings.members(),
                     settings.keys(), settings.recordsPerSecond(), settings.recordsPerStep());
             out.flush();
-            FaultedExpansionRun run = scenario.runOn(cluster);
-            out.println();
-            out.println(run);
+            int failed = 0;
+            long split = 0;
+            long missing = 0;
+            long outOfOrder = 0;
+            long counted = 0;
+            for (int i = 1; i <= repeat; i++) {
+                FaultedExpansionRun run = scenario.runOn(cluster);
+                out.println();
+                out.printf(Locale.ROOT, "Run %d of %d: %s%n", i, repeat, run);
+                out.flush();
+                boolean ok = run.problems().isEmpty() && run.splitKeys() == 0 && run.wrongCounts() == 0
+                        && run.missing() == 0 && run.outOfOrder() <= run.barrierOutOfOrder();
+                failed += ok ? 0 : 1;
+                split += run.splitKeys();
+                missing += run.missing();
+                outOfOrder += run.outOfOrder();
+                counted += run.barrierOutOfOrder();
+            }
+            out.printf(Locale.ROOT, "%nAll %d run(s), barrier grace %s ms: %d failed; %d keys split, %d records missing,"
+                            + " %d records out of order, %d counted by the barriers.%n", repeat,
+                    settings.barrierGrace().map(grace -> Long.toString(grace.toMillis())).orElse("1000 (default)"),
+                    failed, split, missing, outOfOrder, counted);
             out.flush();
-            return run.problems().isEmpty() && run.splitKeys() == 0 && run.wrongCounts() == 0 && run.missing() == 0 ? 0 : 1;
+            return failed == 0 ? 0 : 1;
         }
     }
 
@@ -204,7 +237,20 @@ final class ExpansionCommand implements Callable<Integer> {
                         + ", which this build of the assignor module does not have; run server-uniform,server-range");
             }
         }
-        return new ExpansionSettings(chosen, partitions, members, keys, rate, recordsPerStep);
+        if (repeat < 1) {
+            throw new IllegalArgumentException("--repeat must be at least 1, got " + repeat);
+        }
+        if (repeat > 1 && !faults) {
+            throw new IllegalArgumentException("--repeat repeats the faulted scenario: use it with --faults");
+        }
+        ExpansionSettings settings = new ExpansionSettings(chosen, partitions, members, keys, rate, recordsPerStep);
+        if (barrierGraceMs != null) {
+            if (barrierGraceMs < 0) {
+                throw new IllegalArgumentException("--barrier-grace must be at least 0 ms, got " + barrierGraceMs);
+            }
+            settings = settings.withBarrierGrace(Duration.ofMillis(barrierGraceMs));
+        }
+        return settings;
     }
 
     private static GroupProtocol groupProtocol(String name) {

@@ -133,6 +133,8 @@ final class CheckpointingMember implements AutoCloseable {
             failure = e;
             log.error("{} failed", id, e);
         } finally {
+            // Before the consumer closes: its barrier's metrics go with it.
+            lineage.barrierCounted(barrierOutOfOrderRecords());
             if (crashed) {
                 // No LeaveGroup, no commit (the listener does nothing once crashed).
                 consumer.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
@@ -141,6 +143,21 @@ final class CheckpointingMember implements AutoCloseable {
                 consumer.close(Duration.ofSeconds(30));
             }
             barrier.close();
+        }
+    }
+
+    /**
+     * The barrier's {@code out-of-order-records-total}, read as an operator would, from JMX
+     * ({@code kscale.assignor:type=expansion-barrier,client-id=...}); 0 if it is not there.
+     */
+    private long barrierOutOfOrderRecords() {
+        try {
+            ObjectName name = new ObjectName("kscale.assignor:type=expansion-barrier,client-id=" + clientId);
+            Object value = ManagementFactory.getPlatformMBeanServer().getAttribute(name, "out-of-order-records-total");
+            return value instanceof Number ? ((Number) value).longValue() : 0;
+        } catch (JMException e) {
+            log.warn("{}: the barrier's out-of-order-records-total could not be read from JMX: {}", id, e.toString());
+            return 0;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.kscale.lab.expansion;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.GroupProtocol;
@@ -19,14 +20,16 @@ public final class ExpansionSettings {
     private final int recordsPerSecond;
     private final long recordsPerStep;
     private final Optional<MemberCommand> memberCommand;
+    private final Optional<Duration> barrierGrace;
 
     public ExpansionSettings(List<ExpansionPeer> peers, List<Integer> partitionSteps, int members, int keys,
                              int recordsPerSecond, long recordsPerStep) {
-        this(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep, Optional.empty());
+        this(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep, Optional.empty(), Optional.empty());
     }
 
     private ExpansionSettings(List<ExpansionPeer> peers, List<Integer> partitionSteps, int members, int keys,
-                              int recordsPerSecond, long recordsPerStep, Optional<MemberCommand> memberCommand) {
+                              int recordsPerSecond, long recordsPerStep, Optional<MemberCommand> memberCommand,
+                              Optional<Duration> barrierGrace) {
         if (peers.isEmpty() || partitionSteps.isEmpty() || members < 1 || keys < 1 || recordsPerSecond < 1
                 || recordsPerStep < 1) {
             throw new IllegalArgumentException("expansion settings need peers, steps and positive sizes");
@@ -43,6 +46,7 @@ public final class ExpansionSettings {
         this.recordsPerSecond = recordsPerSecond;
         this.recordsPerStep = recordsPerStep;
         this.memberCommand = memberCommand;
+        this.barrierGrace = barrierGrace;
     }
 
     /** The defaults, with the classic protocol's peers. */
@@ -58,18 +62,19 @@ public final class ExpansionSettings {
     /** These settings with other peers. */
     public ExpansionSettings withPeers(List<ExpansionPeer> otherPeers) {
         return new ExpansionSettings(otherPeers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
-                memberCommand);
+                memberCommand, barrierGrace);
     }
 
     /** These settings with other partition counts. */
     public ExpansionSettings withPartitionSteps(List<Integer> steps) {
-        return new ExpansionSettings(peers, steps, members, keys, recordsPerSecond, recordsPerStep, memberCommand);
+        return new ExpansionSettings(peers, steps, members, keys, recordsPerSecond, recordsPerStep, memberCommand,
+                barrierGrace);
     }
 
     /** These settings with another producer pace and step size. */
     public ExpansionSettings withRecords(int otherRecordsPerSecond, long otherRecordsPerStep) {
         return new ExpansionSettings(peers, partitionSteps, members, keys, otherRecordsPerSecond, otherRecordsPerStep,
-                memberCommand);
+                memberCommand, barrierGrace);
     }
 
     /**
@@ -78,7 +83,7 @@ public final class ExpansionSettings {
      */
     public ExpansionSettings withMemberCommand(MemberCommand command) {
         return new ExpansionSettings(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
-                Optional.of(command));
+                Optional.of(command), barrierGrace);
     }
 
     /** @return whether some peer needs the broker-side assignors ({@link ExpansionPeer#isServerSide()}) */
@@ -108,6 +113,20 @@ public final class ExpansionSettings {
 
     public long recordsPerStep() {
         return recordsPerStep;
+    }
+
+    /**
+     * These settings with the members' {@code kscale.barrier.grace.ms} (and a max hold of at
+     * least it), for the scenarios whose members poll through {@code ExpansionBarrier}.
+     */
+    public ExpansionSettings withBarrierGrace(Duration grace) {
+        return new ExpansionSettings(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
+                memberCommand, Optional.of(grace));
+    }
+
+    /** @return the barrier's grace for the members, or empty for the barrier's default */
+    public Optional<Duration> barrierGrace() {
+        return barrierGrace;
     }
 
     /** @return the client the members run in child processes, or empty for Java's consumer here */

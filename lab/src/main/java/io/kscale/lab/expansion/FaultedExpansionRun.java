@@ -22,6 +22,7 @@ public final class FaultedExpansionRun {
     private final long deliveries;
     private final long distinct;
     private final long outOfOrder;
+    private final long barrierOutOfOrder;
     private final List<String> problems;
     private final List<String> faults;
     private final boolean newLeaderAfterKill;
@@ -31,7 +32,8 @@ public final class FaultedExpansionRun {
 
     private FaultedExpansionRun(ExpansionPeer peer, List<Integer> partitionSteps, int keys, int splitKeys,
                                 int wrongCounts, long sent, long missing, long deliveries, long distinct,
-                                long outOfOrder, List<String> problems, List<String> faults, boolean newLeaderAfterKill,
+                                long outOfOrder, long barrierOutOfOrder, List<String> problems, List<String> faults,
+                                boolean newLeaderAfterKill,
                                 long frozenLostPartitions, long frozenRefusedCommits, double seconds) {
         this.peer = peer;
         this.partitionSteps = List.copyOf(partitionSteps);
@@ -43,6 +45,7 @@ public final class FaultedExpansionRun {
         this.deliveries = deliveries;
         this.distinct = distinct;
         this.outOfOrder = outOfOrder;
+        this.barrierOutOfOrder = barrierOutOfOrder;
         this.problems = List.copyOf(problems);
         this.faults = List.copyOf(faults);
         this.newLeaderAfterKill = newLeaderAfterKill;
@@ -79,7 +82,7 @@ public final class FaultedExpansionRun {
         }
         return new FaultedExpansionRun(peer, steps, sentPerKey.size(), split.size(), wrong, sent,
                 lineage.missing(sentPerKey), lineage.deliveries(), lineage.distinctRecords(), lineage.outOfOrder(),
-                lineage.problems(), faults, newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds);
+                lineage.barrierOutOfOrder(), lineage.problems(), faults, newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds);
     }
 
     public ExpansionPeer peer() {
@@ -120,9 +123,18 @@ public final class FaultedExpansionRun {
         return deliveries - distinct;
     }
 
-    /** @return records counted after a higher number of their key in their task's state (printed, not a failure) */
+    /** @return records counted after a higher number of their key in their task's state */
     public long outOfOrder() {
         return outOfOrder;
+    }
+
+    /**
+     * @return records the members' barriers counted as returned after a later-stamped record of
+     *         a sibling partition ({@code out-of-order-records-total}, read from JMX): never fewer
+     *         than {@link #outOfOrder()} if no breach of order goes uncounted
+     */
+    public long barrierOutOfOrder() {
+        return barrierOutOfOrder;
     }
 
     /** @return splits, partitions owned twice, records of a task a member did not hold */
@@ -157,9 +169,9 @@ public final class FaultedExpansionRun {
     @Override
     public String toString() {
         return String.format("%s, faulted: partitions %s; %d keys, %d split, %d wrong counts; sent %d, missing %d, "
-                        + "delivered again %d, out of order %d; new leader after the kill %s; frozen member lost %d "
+                        + "delivered again %d, out of order %d (the barriers counted %d); new leader after the kill %s; frozen member lost %d "
                         + "partitions, %d commits refused; %.1f s%n  faults: %s%n  problems: %s", peer.label(),
-                partitionSteps, keys, splitKeys, wrongCounts, sent, missing, redelivered(), outOfOrder,
+                partitionSteps, keys, splitKeys, wrongCounts, sent, missing, redelivered(), outOfOrder, barrierOutOfOrder,
                 newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds, faults, problems);
     }
 }

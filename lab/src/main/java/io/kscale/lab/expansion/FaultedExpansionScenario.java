@@ -1,5 +1,6 @@
 package io.kscale.lab.expansion;
 
+import io.kscale.assignor.ExpansionBarrierConfig;
 import io.kscale.lab.cluster.KafkaCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -88,6 +89,11 @@ public final class FaultedExpansionScenario {
         consumerProperties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
         consumerProperties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000);
         consumerProperties.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, MAX_POLL_INTERVAL_MS);
+        settings.barrierGrace().ifPresent(grace -> {
+            consumerProperties.put(ExpansionBarrierConfig.GRACE_MS_CONFIG, grace.toMillis());
+            consumerProperties.put(ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG,
+                    Math.max(ExpansionBarrierConfig.MAX_HOLD_MS_DEFAULT, grace.toMillis()));
+        });
         TaskLineage lineage = new TaskLineage();
         List<CheckpointingMember> live = new ArrayList<>();
         List<String> faults = new ArrayList<>();
@@ -154,6 +160,8 @@ public final class FaultedExpansionScenario {
                     // Reported with the counts as they stand, which then come out wrong.
                     lineage.problem(e.getMessage());
                 }
+                // Closed before the run is read: each member adds its barrier's counts as it closes.
+                live.forEach(CheckpointingMember::close);
                 Map<Integer, TaskSnapshot> snapshots = snapshots(admin, groupId, topic, taskCount);
                 return FaultedExpansionRun.of(peer, steps, producer.sentPerKey(), snapshots, lineage, faults,
                         newLeader, frozen.lostPartitions(), frozen.refusedCommits(), seconds(started));

@@ -29,6 +29,7 @@ final class TaskLineage {
     private final Map<String, Set<Long>> received = new ConcurrentHashMap<>();
     private final AtomicLong deliveries = new AtomicLong();
     private final AtomicLong outOfOrder = new AtomicLong();
+    private final AtomicLong barrierOutOfOrder = new AtomicLong();
 
     /** A copy of the task's state started from the snapshot that {@code writer} committed. */
     void restored(int task, String copy, Optional<String> writer) {
@@ -85,6 +86,16 @@ final class TaskLineage {
     /** @return records handed to the application after a higher number of their key, in the task's state */
     long outOfOrder() {
         return outOfOrder.get();
+    }
+
+    /** A member's barrier counted these records returned out of order (its {@code out-of-order-records-total}). */
+    void barrierCounted(long records) {
+        barrierOutOfOrder.addAndGet(records);
+    }
+
+    /** @return the records the members' barriers counted as returned out of order, all members together */
+    long barrierOutOfOrder() {
+        return barrierOutOfOrder.get();
     }
 
     /** @return records acknowledged to the producer but never delivered to any member */

@@ -1,5 +1,7 @@
 package io.kscale.assignor.internals.barrier;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
 
@@ -24,9 +26,38 @@ public final class PartitionClock {
     /** One past the highest offset ever delivered: records below it come again after a rewind. */
     private long firstNewOffset;
     private long behindSince = NOT_BEHIND;
+    /**
+     * Each sibling's {@link #latestDeliveredTimestamp()} when this partition joined their merge:
+     * what the sibling delivered before then was not merged with this partition, so this
+     * partition's older records are not out of order against it.
+     */
+    private final Map<TopicPartition, Long> siblingsAtJoin = new HashMap<>();
 
     public PartitionClock(TopicPartition partition) {
         this.partition = partition;
+    }
+
+    /**
+     * Notes that this partition joins a merge with {@code sibling} now (assigned here, or newly
+     * sharing a task with it). Records the sibling delivered until now were never ordered
+     * against this partition's: a partition added by an expansion and assigned after its parent
+     * had gone on, say, holds records older than the parent's last, yet no key came out of order.
+     */
+    public void joined(PartitionClock sibling) {
+        siblingsAtJoin.putIfAbsent(sibling.partition, sibling.latestDeliveredTimestamp);
+    }
+
+    /**
+     * @return whether {@code sibling} delivered a record stamped later than {@code timestamp}
+     *     (or stamped the same, from a higher partition) since this partition joined its merge
+     */
+    public boolean isOvertakenBy(PartitionClock sibling, long timestamp) {
+        long latest = sibling.latestDeliveredTimestamp;
+        Long atJoin = siblingsAtJoin.get(sibling.partition);
+        if (atJoin != null && latest <= atJoin) {
+            return false;
+        }
+        return latest > timestamp || latest == timestamp && sibling.partition.partition() > partition.partition();
     }
 
     public TopicPartition partition() {

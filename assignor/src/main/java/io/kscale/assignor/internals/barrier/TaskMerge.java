@@ -305,8 +305,7 @@ public final class TaskMerge {
         }
         int latest = -1;
         for (int j = 0; j < clocks.size(); j++) {
-            // The merge's order: by timestamp, the lower partition first at equal timestamps.
-            if (j != self && atOrAfter(clocks.get(j).latestDeliveredTimestamp(), record.timestamp(), j > self)
+            if (j != self && clock.isOvertakenBy(clocks.get(j), record.timestamp())
                     && (latest < 0 || clocks.get(j).latestDeliveredTimestamp() > clocks.get(latest).latestDeliveredTimestamp())) {
                 latest = j;
             }

@@ -5,6 +5,7 @@ import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.server.TaskCountStore;
 import io.kscale.assignor.internals.server.TaskCountStoreEvents;
 import io.kscale.assignor.internals.store.StoreClients;
+import io.kscale.assignor.internals.store.TaskCountRecord;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -2,6 +2,7 @@ package io.kscale.assignor.internals.server.store;
 
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.server.TaskCount;
+import io.kscale.assignor.internals.store.TaskCountRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.server.TaskCount;
+import io.kscale.assignor.internals.store.TaskCountRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -5,6 +5,7 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
 import io.kscale.assignor.internals.server.ServerAssignorMetrics;
 import io.kscale.assignor.internals.store.StoreClients;
+import io.kscale.assignor.internals.store.TaskCountRecord;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

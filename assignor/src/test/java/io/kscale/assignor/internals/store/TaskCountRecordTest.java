@@ -1,4 +1,4 @@
-package io.kscale.assignor.internals.server.store;
+package io.kscale.assignor.internals.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

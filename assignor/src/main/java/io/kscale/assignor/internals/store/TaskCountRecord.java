@@ -1,4 +1,4 @@
-package io.kscale.assignor.internals.server.store;
+package io.kscale.assignor.internals.store;
 
 import io.kscale.assignor.internals.layout.MessageFrame;
 import io.kscale.assignor.internals.layout.TopicLayout;
