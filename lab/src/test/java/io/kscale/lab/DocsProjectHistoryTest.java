@@ -32,6 +32,7 @@ class DocsProjectHistoryTest {
             // an item number: #12, but not an anchor (links are stripped) nor repo#12
             Pattern.compile("(?<![\\w/#&-])#\\d+\\b"),
             Pattern.compile("\\bwip/"),
+            Pattern.compile("`main`|\\bmain at [0-9a-f]{7}"), // the branch, as opposed to a main() method
             Pattern.compile("\\bbranch(es)?\\b", Pattern.CASE_INSENSITIVE),
             Pattern.compile("\\b(the|this|that) issue\\b", Pattern.CASE_INSENSITIVE),
             Pattern.compile("\\bthe goals?\\b", Pattern.CASE_INSENSITIVE),
@@ -57,14 +58,16 @@ class DocsProjectHistoryTest {
                 "Before issue 17 the store could lose T; see #12.",
                 "Measured on branch `wip/assign-perf`; the issue's goal is met.",
                 "KIP-848 and KAFKA-15591 stay; [the race](testing.md#12-the-race) and testcontainers-java#11682 too.",
-                "session.timeout.ms is a setting.");
+                "session.timeout.ms is a setting; a jar of `main` and main at 76deec6.");
 
         assertThat(history("page.md", page)).containsExactly(
                 "page.md:1: issue 17",
                 "page.md:1: #12",
                 "page.md:2: wip/",
                 "page.md:2: branch",
-                "page.md:2: the issue");
+                "page.md:2: the issue",
+                "page.md:4: `main`",
+                "page.md:4: main at 76deec6");
     }
 
     static List<String> history(String name, String markdown) {
