@@ -237,6 +237,9 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     private static final Comparator<TopicPartition> PARTITION_ORDER =
             Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition);
 
+    /** The longest poll while partitions wait for their topic's T on the consumer protocol. */
+    private static final Duration AWAITING_TASK_COUNT_POLL = Duration.ofMillis(200);
+
     /** At most one WARN per release cause in this time; the next one gives the count since. */
     private static final long WARN_INTERVAL_MS = 60_000L;
     private static final long NEVER = Long.MIN_VALUE;
@@ -268,6 +271,13 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     private GroupLayout clusterLayout;
     private Map<String, Integer> clusterLayoutCounts = Map.of();
     private Set<TopicPartition> clusterLayoutAssignment = Set.of();
+    /**
+     * On the consumer protocol, partitions the barrier paused until their topic's T is read
+     * (records of an unread topic cannot be merged), and since when; up to max hold.
+     */
+    private final Map<TopicPartition, Long> awaitingTaskCount = new HashMap<>();
+    /** Partitions released unmerged after max hold without their topic's T, until it is read or they are revoked. */
+    private final Set<TopicPartition> withoutTaskCount = new HashSet<>();
     private boolean warnedNoGroup;
     private boolean warnedNoLayout;
 
@@ -383,7 +393,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         refresh(false);
         ConsumerRecords<K, V> fetched = consumer.poll(pollTimeout(timeout));
         refresh(true); // a rebalance runs inside poll, and with it the application's rebalance listener
-        return merge(fetched);
+        return merge(awaitTaskCounts(fetched));
     }
 
     /** @return the records fetched but not returned by the poll that fetched them (buffered until they may go), so far */
@@ -429,6 +439,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
             rebuild(assignment, layout);
         }
         noticeRewinds();
+        resumeAwaitingTaskCounts(assignment);
         if (buffers.isEmpty()) {
             return;
         }
@@ -561,6 +572,82 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         return clusterLayout;
     }
 
+    /**
+     * On the consumer protocol: the fetched records of a topic whose T is not read yet cannot be
+     * merged, so each such partition is sought back to its first fetched record and paused until
+     * the reader has T (see {@link #resumeAwaitingTaskCounts}), for at most max hold; after that
+     * its records pass through unmerged, counted and warned of once per partition. A group that
+     * starts reading a grown topic would otherwise hand out the first fetches unordered.
+     *
+     * @return {@code fetched} without the partitions held back
+     */
+    private ConsumerRecords<K, V> awaitTaskCounts(ConsumerRecords<K, V> fetched) {
+        if (clusterTaskCounts == null || fetched.isEmpty()) {
+            return fetched;
+        }
+        Map<String, Integer> counts = clusterTaskCounts.taskCounts();
+        long now = time.milliseconds();
+        Map<TopicPartition, List<ConsumerRecord<K, V>>> kept = new HashMap<>();
+        Map<TopicPartition, OffsetAndMetadata> nextOffsets = new HashMap<>(fetched.nextOffsets());
+        boolean held = false;
+        for (TopicPartition tp : fetched.partitions()) {
+            List<ConsumerRecord<K, V>> records = fetched.records(tp);
+            if (counts.containsKey(tp.topic()) || withoutTaskCount.contains(tp)) {
+                kept.put(tp, records);
+                continue;
+            }
+            awaitingTaskCount.putIfAbsent(tp, now);
+            ConsumerRecord<K, V> first = records.get(0);
+            consumer.seek(tp, first.offset());
+            consumer.pause(Collections.singleton(tp));
+            nextOffsets.put(tp, new OffsetAndMetadata(first.offset(), first.leaderEpoch(), ""));
+            held = true;
+            LOG.debug("Holding {} at offset {} until its topic's task count is read", tp, first.offset());
+        }
+        return held ? new ConsumerRecords<>(kept, nextOffsets) : fetched;
+    }
+
+    /** Resumes the partitions that waited for their topic's T once it is read or max hold is over; forgets revoked ones. */
+    private void resumeAwaitingTaskCounts(Set<TopicPartition> assignment) {
+        withoutTaskCount.retainAll(assignment);
+        if (clusterTaskCounts != null) {
+            Map<String, Integer> counts = clusterTaskCounts.taskCounts();
+            withoutTaskCount.removeIf(tp -> counts.containsKey(tp.topic()));
+        }
+        if (awaitingTaskCount.isEmpty()) {
+            return;
+        }
+        Map<String, Integer> counts = clusterTaskCounts.taskCounts();
+        Set<TopicPartition> paused = consumer.paused();
+        long now = time.milliseconds();
+        for (Iterator<Map.Entry<TopicPartition, Long>> it = awaitingTaskCount.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<TopicPartition, Long> entry = it.next();
+            TopicPartition tp = entry.getKey();
+            if (!assignment.contains(tp) || !paused.contains(tp)) {
+                it.remove(); // revoked, or resumed by the application: not the barrier's to resume
+            } else if (counts.containsKey(tp.topic())) {
+                it.remove();
+                consumer.resume(Collections.singleton(tp)); // fetched again from the held record, and merged
+            } else if (now - entry.getValue() >= maxHoldMs) {
+                it.remove();
+                withoutTaskCount.add(tp);
+                consumer.resume(Collections.singleton(tp));
+                metrics.released(ReleaseCause.UNKNOWN_TASK_COUNT);
+                int cause = ReleaseCause.UNKNOWN_TASK_COUNT.ordinal();
+                releasesSinceWarned[cause]++;
+                if (lastWarnedMs[cause] != NEVER && now - lastWarnedMs[cause] < WARN_INTERVAL_MS) {
+                    LOG.debug("Returning the records of {} unmerged: its topic's task count is not read", tp);
+                } else {
+                    LOG.warn("ExpansionBarrier: returning the records of {} unmerged: {}. {} partition(s) so since the "
+                            + "last warning; counted in the metric {}", tp, ReleaseCause.UNKNOWN_TASK_COUNT.explanation(),
+                            releasesSinceWarned[cause], ReleaseCause.UNKNOWN_TASK_COUNT.metricName());
+                    lastWarnedMs[cause] = now;
+                    releasesSinceWarned[cause] = 0;
+                }
+            }
+        }
+    }
+
     /** Regroups the assigned partitions by task; forgets partitions revoked or no longer sharing a task. */
     private void rebuild(Set<TopicPartition> assignment, GroupLayout layout) {
         Map<String, Map<Integer, List<TopicPartition>>> byTask = new HashMap<>();
@@ -628,6 +715,10 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
      *         shorter if one may go sooner by the clock alone (grace or max hold running out)
      */
     private Duration pollTimeout(Duration timeout) {
+        if (!awaitingTaskCount.isEmpty() && timeout.compareTo(AWAITING_TASK_COUNT_POLL) > 0) {
+            // T arrives on the reader's thread: look again soon rather than block for the whole timeout.
+            timeout = AWAITING_TASK_COUNT_POLL;
+        }
         if (buffers.isEmpty()) {
             return timeout;
         }

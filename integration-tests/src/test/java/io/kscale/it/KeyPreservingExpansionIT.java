@@ -63,6 +63,7 @@ class KeyPreservingExpansionIT {
         assertThat(kscale.keys().wrongCounts()).as("keys whose final count is wrong").isZero();
         assertThat(kscale.tailingOrder().keysOutOfOrder()).as("keys out of order, tailing with the barrier").isZero();
         assertThat(kscale.catchUpOrder().keysOutOfOrder()).as("keys out of order, catching up with the barrier").isZero();
+        assertThat(kscale.transientSplits()).as("moments when a task's partitions were on two members").isEmpty();
         assertThat(runs).allSatisfy(run -> {
             assertThat(run.missing()).as("%s: records lost", run.peer().label()).isZero();
             assertThat(run.received()).as("%s: records received", run.peer().label()).isEqualTo(run.sent());

@@ -80,7 +80,9 @@ class ServerSideExpansionIT {
     void shouldKeepEveryKeyOnItsTaskWhileTheTopicGrowsFourToEightToSixteen(ExpansionPeer peer, KafkaCluster cluster) {
         assumeAssignorAvailable(peer);
 
-        ExpansionRun run = new ExpansionScenario(SETTINGS.withPeers(List.of(peer))).runOn(cluster.clientProperties()).get(0);
+        // A member joins as the topic grows to 16: the growth and the join can share a target assignment.
+        ExpansionRun run = new ExpansionScenario(SETTINGS.withPeers(List.of(peer)).withJoinAtGrowth())
+                .runOn(cluster.clientProperties()).get(0);
         log.info("Expansion 4 -> 8 -> 16 under the consumer protocol:\n{}", run);
 
         assertThat(run.keys().keys()).isEqualTo(SETTINGS.keys());
@@ -88,6 +90,12 @@ class ServerSideExpansionIT {
         assertThat(run.received()).as("records received").isEqualTo(run.sent());
         assertThat(run.ownershipProblems()).as("partitions owned twice").isEmpty();
         assertKeys(peer, run.keys(), "the growth 4 -> 8 -> 16");
+        if (peer == ExpansionPeer.SERVER_KSCALE) {
+            assertThat(run.transientSplits()).as("moments when a task's partitions were on two members").isEmpty();
+            assertThat(run.tailingOrder().keysOutOfOrder()).as("keys out of order, tailing through the barrier").isZero();
+            assertThat(run.catchUpOrder().keysOutOfOrder()).as("keys out of order, catching up through the barrier")
+                    .isZero();
+        }
     }
 
     @ParameterizedTest

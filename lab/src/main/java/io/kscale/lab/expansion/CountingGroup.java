@@ -28,6 +28,8 @@ final class CountingGroup implements AutoCloseable {
     private final List<CountingMember> members = new ArrayList<>();
     private final List<CountingMember> departed = new ArrayList<>();
     private final Map<String, Set<Long>> received;
+    /** When each member held each partition, all generations of the group together. */
+    private final OwnershipTimeline timeline;
     private int nextId;
     /** Describes the group to the coordinator, made on first use (consumer protocol only). */
     private Admin admin;
@@ -46,12 +48,13 @@ final class CountingGroup implements AutoCloseable {
      */
     CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties,
                   Optional<MemberCommand> memberCommand) {
-        this(peer, topic, groupId, consumerProperties, memberCommand, new KeyOrder(), new ConcurrentHashMap<>(), 0);
+        this(peer, topic, groupId, consumerProperties, memberCommand, new KeyOrder(), new ConcurrentHashMap<>(),
+                new OwnershipTimeline(), 0);
     }
 
     private CountingGroup(ExpansionPeer peer, String topic, String groupId, Map<String, Object> consumerProperties,
                           Optional<MemberCommand> memberCommand, KeyOrder order, Map<String, Set<Long>> received,
-                          int nextId) {
+                          OwnershipTimeline timeline, int nextId) {
         this.peer = peer;
         this.topic = topic;
         this.groupId = groupId;
@@ -59,6 +62,7 @@ final class CountingGroup implements AutoCloseable {
         this.memberCommand = memberCommand;
         this.order = order;
         this.received = received;
+        this.timeline = timeline;
         this.nextId = nextId;
     }
 
@@ -76,7 +80,8 @@ final class CountingGroup implements AutoCloseable {
         if (!members.isEmpty()) {
             throw new IllegalStateException("members " + ownership().keySet() + " are still in the group");
         }
-        return new CountingGroup(nextPeer, topic, groupId, consumerProperties, memberCommand, order, received, nextId);
+        return new CountingGroup(nextPeer, topic, groupId, consumerProperties, memberCommand, order, received, timeline,
+                nextId);
     }
 
     /** Every member leaves, all at once, as when a whole application stops. */
@@ -90,14 +95,20 @@ final class CountingGroup implements AutoCloseable {
     void addMember() {
         String id = "member-" + nextId++;
         members.add(memberCommand.isPresent()
-                ? new ProcessMember(id, topic, groupId, peer, memberCommand.get(), consumerProperties, received, order)
-                : new KafkaConsumerMember(id, topic, groupId, peer, consumerProperties, received, order));
+                ? new ProcessMember(id, topic, groupId, peer, memberCommand.get(), consumerProperties, received, order,
+                        timeline)
+                : new KafkaConsumerMember(id, topic, groupId, peer, consumerProperties, received, order, timeline));
     }
 
     void removeFirstMember() {
         CountingMember leaving = members.remove(0);
         leaving.close();
         departed.add(leaving);
+    }
+
+    /** @return when each member held each partition, this generation and those before it */
+    OwnershipTimeline timeline() {
+        return timeline;
     }
 
     /** The members now in the group. */

@@ -11,7 +11,8 @@ import org.apache.kafka.common.TopicPartition;
  * One member of the counting group, whatever client it runs: it keeps a count per key in local
  * state (what a stateful consumer would lose when a key moves to another member), reports every
  * record to the group's {@link KeyOrder} and to the record of what any member received, and keeps
- * the partitions it owns as its client's rebalance callbacks report them. Subclasses run the
+ * the partitions it owns as its client's rebalance callbacks report them, in the group's
+ * {@link OwnershipTimeline} too. Subclasses run the
  * client: Java's {@code KafkaConsumer} on a thread ({@link KafkaConsumerMember}), or another
  * client in a child process ({@link ProcessMember}).
  */
@@ -23,15 +24,17 @@ abstract class CountingMember implements AutoCloseable {
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
     private final Map<String, Set<Long>> received;
     private final KeyOrder order;
+    private final OwnershipTimeline timeline;
     private final AtomicLong rebalances = new AtomicLong();
     private volatile long lastRebalanceNanos = System.nanoTime();
     private volatile boolean assignedOnce;
     private volatile Throwable failure;
 
-    CountingMember(String id, Map<String, Set<Long>> received, KeyOrder order) {
+    CountingMember(String id, Map<String, Set<Long>> received, KeyOrder order, OwnershipTimeline timeline) {
         this.id = id;
         this.received = received;
         this.order = order;
+        this.timeline = timeline;
     }
 
     /** Counts one record of {@code key} numbered {@code sequence}. */
@@ -44,6 +47,7 @@ abstract class CountingMember implements AutoCloseable {
 
     /** The client took these partitions. */
     final void assigned(Collection<TopicPartition> partitions) {
+        timeline.gained(id, partitions);
         owned.addAll(partitions);
         assignedOnce = true;
         rebalances.incrementAndGet();
@@ -52,6 +56,7 @@ abstract class CountingMember implements AutoCloseable {
 
     /** The client gave these partitions up, or lost them. */
     final void released(Collection<TopicPartition> partitions) {
+        timeline.lost(id, partitions);
         owned.removeAll(partitions);
         touched();
     }

@@ -27,12 +27,12 @@ public enum ExpansionPeer {
             CooperativeStickyAssignor.class.getName(), false),
     RANGE("range", "RangeAssignor", GroupProtocol.CLASSIC, RangeAssignor.class.getName(), false),
     /**
-     * kscale's broker-side assignor ({@value ServerAssignorPlugin#SERVER_ASSIGNOR_NAME}), with a
-     * plain poll: what the barrier does under the consumer protocol is the assignor module's
-     * business, and this peer measures the assignment alone.
+     * kscale's broker-side assignor ({@value ServerAssignorPlugin#SERVER_ASSIGNOR_NAME}), polled
+     * through {@link io.kscale.assignor.ExpansionBarrier}, which reads each topic's T from the
+     * brokers' task count topic on this protocol.
      */
     SERVER_KSCALE("server-kscale", "KeyPreserving (broker)", GroupProtocol.CONSUMER,
-            ServerAssignorPlugin.SERVER_ASSIGNOR_NAME, false),
+            ServerAssignorPlugin.SERVER_ASSIGNOR_NAME, true),
     /** Kafka's broker-side default, {@code UniformAssignor}. */
     SERVER_UNIFORM("server-uniform", "uniform (broker)", GroupProtocol.CONSUMER, "uniform", false),
     /** Kafka's broker-side {@code RangeAssignor}. */

@@ -1,6 +1,7 @@
 package io.kscale.lab.expansion;
 
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** The outcome of the expansion scenario for one assignor. */
 public final class ExpansionRun {
@@ -14,11 +15,12 @@ public final class ExpansionRun {
     private final OrderOutcome tailingOrder;
     private final OrderOutcome catchUpOrder;
     private final List<String> ownershipProblems;
+    private final List<String> transientSplits;
     private final long rebalances;
 
     ExpansionRun(ExpansionPeer peer, List<Integer> partitionSteps, KeyOutcome keys, long sent, long received,
                  long missing, OrderOutcome tailingOrder, OrderOutcome catchUpOrder, List<String> ownershipProblems,
-                 long rebalances) {
+                 List<String> transientSplits, long rebalances) {
         this.peer = peer;
         this.partitionSteps = List.copyOf(partitionSteps);
         this.keys = keys;
@@ -28,6 +30,7 @@ public final class ExpansionRun {
         this.tailingOrder = tailingOrder;
         this.catchUpOrder = catchUpOrder;
         this.ownershipProblems = List.copyOf(ownershipProblems);
+        this.transientSplits = List.copyOf(transientSplits);
         this.rebalances = rebalances;
     }
 
@@ -74,6 +77,14 @@ public final class ExpansionRun {
         return ownershipProblems;
     }
 
+    /**
+     * @return each moment at which two members held partitions of one task (T = the first
+     *     partition count) at once, by their rebalance callbacks, over the whole run
+     */
+    public List<String> transientSplits() {
+        return transientSplits;
+    }
+
     /** @return assignments received by all members together */
     public long rebalances() {
         return rebalances;
@@ -82,7 +93,8 @@ public final class ExpansionRun {
     @Override
     public String toString() {
         return String.format("%s: partitions %s; %s; sent %d, received %d, missing %d; tailing: %s; catching up: %s; "
-                        + "ownership problems %s; %d assignments", peer.label(), partitionSteps, keys, sent, received,
-                missing, tailingOrder, catchUpOrder, ownershipProblems, rebalances);
+                        + "ownership problems %s; tasks on two members at once %d %s; %d assignments", peer.label(),
+                partitionSteps, keys, sent, received, missing, tailingOrder, catchUpOrder, ownershipProblems,
+                transientSplits.size(), transientSplits.stream().limit(3).collect(Collectors.toList()), rebalances);
     }
 }

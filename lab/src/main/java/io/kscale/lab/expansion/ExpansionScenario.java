@@ -80,6 +80,11 @@ public final class ExpansionScenario {
                     admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(steps.get(step))))
                             .all().get(30, TimeUnit.SECONDS);
                     log.info("{}: {} grew to {} partitions", peer.label(), topic, steps.get(step));
+                    if (settings.joinAtGrowth() && step == steps.size() - 1) {
+                        // In the same rebalance as the growth, where it can: a task that grows may move too.
+                        group.addMember();
+                        log.info("{}: a member joined as the topic grew", peer.label());
+                    }
                     producer.awaitPartitions(steps.get(step));
                     awaitSettled(group, topic, steps.get(step), ownershipProblems, "after growing to " + steps.get(step));
                 }
@@ -102,7 +107,7 @@ public final class ExpansionScenario {
                 awaitConsumed(group, producer);
                 return new ExpansionRun(peer, steps, keys, producer.sent(), group.distinctRecords(),
                         group.missing(producer.sentPerKey()), tailingOrder, catchUpOrder, ownershipProblems,
-                        group.rebalances());
+                        group.timeline().splitTasks(steps.get(0)), group.rebalances());
             } finally {
                 producer.close();
                 group.close();

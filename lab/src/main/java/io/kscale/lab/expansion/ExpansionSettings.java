@@ -21,15 +21,17 @@ public final class ExpansionSettings {
     private final long recordsPerStep;
     private final Optional<MemberCommand> memberCommand;
     private final Optional<Duration> barrierGrace;
+    private final boolean joinAtGrowth;
 
     public ExpansionSettings(List<ExpansionPeer> peers, List<Integer> partitionSteps, int members, int keys,
                              int recordsPerSecond, long recordsPerStep) {
-        this(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep, Optional.empty(), Optional.empty());
+        this(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep, Optional.empty(), Optional.empty(),
+                false);
     }
 
     private ExpansionSettings(List<ExpansionPeer> peers, List<Integer> partitionSteps, int members, int keys,
                               int recordsPerSecond, long recordsPerStep, Optional<MemberCommand> memberCommand,
-                              Optional<Duration> barrierGrace) {
+                              Optional<Duration> barrierGrace, boolean joinAtGrowth) {
         if (peers.isEmpty() || partitionSteps.isEmpty() || members < 1 || keys < 1 || recordsPerSecond < 1
                 || recordsPerStep < 1) {
             throw new IllegalArgumentException("expansion settings need peers, steps and positive sizes");
@@ -47,6 +49,7 @@ public final class ExpansionSettings {
         this.recordsPerStep = recordsPerStep;
         this.memberCommand = memberCommand;
         this.barrierGrace = barrierGrace;
+        this.joinAtGrowth = joinAtGrowth;
     }
 
     /** The defaults, with the classic protocol's peers. */
@@ -62,19 +65,19 @@ public final class ExpansionSettings {
     /** These settings with other peers. */
     public ExpansionSettings withPeers(List<ExpansionPeer> otherPeers) {
         return new ExpansionSettings(otherPeers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
-                memberCommand, barrierGrace);
+                memberCommand, barrierGrace, joinAtGrowth);
     }
 
     /** These settings with other partition counts. */
     public ExpansionSettings withPartitionSteps(List<Integer> steps) {
         return new ExpansionSettings(peers, steps, members, keys, recordsPerSecond, recordsPerStep, memberCommand,
-                barrierGrace);
+                barrierGrace, joinAtGrowth);
     }
 
     /** These settings with another producer pace and step size. */
     public ExpansionSettings withRecords(int otherRecordsPerSecond, long otherRecordsPerStep) {
         return new ExpansionSettings(peers, partitionSteps, members, keys, otherRecordsPerSecond, otherRecordsPerStep,
-                memberCommand, barrierGrace);
+                memberCommand, barrierGrace, joinAtGrowth);
     }
 
     /**
@@ -83,7 +86,7 @@ public final class ExpansionSettings {
      */
     public ExpansionSettings withMemberCommand(MemberCommand command) {
         return new ExpansionSettings(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
-                Optional.of(command), barrierGrace);
+                Optional.of(command), barrierGrace, joinAtGrowth);
     }
 
     /** @return whether some peer needs the broker-side assignors ({@link ExpansionPeer#isServerSide()}) */
@@ -121,7 +124,21 @@ public final class ExpansionSettings {
      */
     public ExpansionSettings withBarrierGrace(Duration grace) {
         return new ExpansionSettings(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
-                memberCommand, Optional.of(grace));
+                memberCommand, Optional.of(grace), joinAtGrowth);
+    }
+
+    /**
+     * These settings with a member joining right after the last growth, so that the growth and
+     * the join can land in one rebalance (the expansion scenario).
+     */
+    public ExpansionSettings withJoinAtGrowth() {
+        return new ExpansionSettings(peers, partitionSteps, members, keys, recordsPerSecond, recordsPerStep,
+                memberCommand, barrierGrace, true);
+    }
+
+    /** @return whether a member joins right after the last growth */
+    public boolean joinAtGrowth() {
+        return joinAtGrowth;
     }
 
     /** @return the barrier's grace for the members, or empty for the barrier's default */

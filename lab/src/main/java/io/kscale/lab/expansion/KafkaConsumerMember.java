@@ -41,8 +41,9 @@ final class KafkaConsumerMember extends CountingMember {
     private volatile boolean running = true;
 
     KafkaConsumerMember(String id, String topic, String groupId, ExpansionPeer peer,
-                        Map<String, Object> consumerProperties, Map<String, Set<Long>> received, KeyOrder order) {
-        super(id, received, order);
+                        Map<String, Object> consumerProperties, Map<String, Set<Long>> received, KeyOrder order,
+                        OwnershipTimeline timeline) {
+        super(id, received, order, timeline);
         this.topic = topic;
         Map<String, Object> props = new HashMap<>(consumerProperties);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
@@ -55,7 +56,8 @@ final class KafkaConsumerMember extends CountingMember {
         props.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 200);
         this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-        this.barrier = peer.usesBarrier() ? Optional.of(ExpansionBarrier.wrap(consumer)) : Optional.empty();
+        // The consumer's own settings: on group.protocol=consumer the barrier reads T with them.
+        this.barrier = peer.usesBarrier() ? Optional.of(ExpansionBarrier.wrap(consumer, props)) : Optional.empty();
         this.thread = new Thread(this::consume, "kscale-expansion-" + id);
         this.thread.setDaemon(true);
         this.thread.start();

@@ -36,8 +36,9 @@ final class ProcessMember extends CountingMember {
     private volatile boolean stopping;
 
     ProcessMember(String id, String topic, String groupId, ExpansionPeer peer, MemberCommand command,
-                  Map<String, Object> clientProperties, Map<String, Set<Long>> received, KeyOrder order) {
-        super(id, received, order);
+                  Map<String, Object> clientProperties, Map<String, Set<Long>> received, KeyOrder order,
+                  OwnershipTimeline timeline) {
+        super(id, received, order, timeline);
         if (!peer.isServerSide()) {
             throw new IllegalArgumentException(command.label() + " members speak the consumer protocol only, not "
                     + peer.label());

@@ -13,9 +13,10 @@ class ExpansionReportTest {
 
     private static final List<Integer> STEPS = List.of(4, 8, 16);
     private static final ExpansionRun KSCALE = new ExpansionRun(ExpansionPeer.KSCALE, STEPS, new KeyOutcome(200, 0, 0),
-            16_000, 16_000, 0, new OrderOutcome(0, 0), new OrderOutcome(0, 0), List.of(), 21);
+            16_000, 16_000, 0, new OrderOutcome(0, 0), new OrderOutcome(0, 0), List.of(), List.of(), 21);
     private static final ExpansionRun RANGE = new ExpansionRun(ExpansionPeer.RANGE, STEPS, new KeyOutcome(200, 45, 30),
-            16_000, 15_990, 10, new OrderOutcome(3, 7), new OrderOutcome(60, 900), List.of("after a member joined: t-3 owned by member-0 and member-3"), 18);
+            16_000, 15_990, 10, new OrderOutcome(3, 7), new OrderOutcome(60, 900), List.of("after a member joined: t-3 owned by member-0 and member-3"),
+            List.of(), 18);
 
     @Test
     void shouldPrintOneRowPerRunAndEachOwnershipProblem() {

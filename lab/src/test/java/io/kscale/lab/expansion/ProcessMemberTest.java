@@ -65,13 +65,13 @@ class ProcessMemberTest {
     @Test
     void shouldRefuseAClassicProtocolPeer() {
         assertThatThrownBy(() -> new ProcessMember("member-0", "t", "g", ExpansionPeer.RANGE, command(SCRIPT),
-                PLAINTEXT, received, new KeyOrder()))
+                PLAINTEXT, received, new KeyOrder(), new OwnershipTimeline()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("consumer protocol only");
     }
 
     private ProcessMember member(String script) {
         return new ProcessMember("member-0", "t", "g", ExpansionPeer.SERVER_UNIFORM, command(script), PLAINTEXT,
-                received, new KeyOrder());
+                received, new KeyOrder(), new OwnershipTimeline());
     }
 
     /** The member appends five arguments: to {@code sh -c}, they are $0 to $4, which the script ignores. */

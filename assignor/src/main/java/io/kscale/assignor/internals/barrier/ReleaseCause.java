@@ -35,7 +35,21 @@ public enum ReleaseCause {
                     + "the max hold (kscale.barrier.max.hold.ms; its leader offline, or it does not exist).",
             "the sibling's lag has been unknown, and it returned nothing, for the max hold"
                     + " (its leader offline, or the partition does not exist); its records may come out of key order "
-                    + "when it returns them");
+                    + "when it returns them"),
+
+    /**
+     * On the consumer protocol, a partition whose topic's T the brokers' task count topic did
+     * not yield within max hold: its records went unmerged.
+     */
+    UNKNOWN_TASK_COUNT("unknown-task-count-releases-total",
+            "Partitions whose records the expansion barrier returned unmerged on group.protocol=consumer because "
+                    + "their topic's task count could not be read from the brokers' task count topic within the max "
+                    + "hold (the topic missing or unreadable, or no T recorded for the topic: not assigned by "
+                    + "KeyPreservingServerAssignor).",
+            "its topic's task count T could not be read from the brokers' task count topic within the max hold "
+                    + "(kscale.barrier.max.hold.ms): check kscale.barrier.task.count.topic, the consumer's READ and "
+                    + "DESCRIBE on that topic, and group.remote.assignor; its records pass through unmerged until T is "
+                    + "read");
 
     private final String metricName;
     private final String metricDoc;
