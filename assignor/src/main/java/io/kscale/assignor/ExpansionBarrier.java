@@ -78,15 +78,17 @@ import org.slf4j.LoggerFactory;
  * equals T has one partition per task) and consumers without a layout pass records through
  * untouched and at once.
  *
- * <p><b>On {@code group.protocol=consumer}</b> (KIP-848) the barrier passes every record through
- * unchanged. The brokers assign partitions there, and the assignment carries no userData, so the
- * task layout the barrier merges by (T, and which partitions share a task) never reaches the
- * consumer; {@link KeyPreservingAssignor} cannot run on that protocol at all. The barrier learns
- * the protocol from the settings given to {@link #wrap(Consumer, Map)} (the consumer's own, with
- * their {@code group.protocol}) and logs one WARN when it is created, naming the broker-side
- * {@code io.kscale.assignor.KeyPreservingServerAssignor}, which keeps keys with their task but
- * not their order across an expansion. Wrapped without those settings, it sees no layout for an
- * assigned partition and logs one WARN that names both protocols' causes.
+ * <p><b>On {@code group.protocol=consumer}</b> (KIP-848) the brokers assign partitions, with
+ * {@code io.kscale.assignor.KeyPreservingServerAssignor}, and the assignment carries no userData:
+ * the task layout cannot come with it. The barrier reads T instead where those brokers keep it,
+ * the task count topic ({@value ExpansionBarrierConfig#TASK_COUNT_TOPIC_CONFIG}), by topic id, on
+ * a thread of its own with the consumer's connection settings, and merges as on the classic
+ * protocol. A partition of a topic whose T is not read yet waits for it (sought back and paused),
+ * up to max hold; then its records pass through unmerged, counted in
+ * {@code unknown-task-count-releases-total}. The barrier learns the protocol and the connection
+ * from the settings given to {@link #wrap(Consumer, Map)} (the consumer's own). Wrapped without
+ * them, it sees no layout for an assigned partition, passes records through, and logs one WARN
+ * that names both protocols' causes.
  *
  * <p><b>The bounds.</b> No wait lasts for ever; each way past the rule is counted in a metric and
  * logged as a WARN naming it (at most one WARN per cause a minute, with the count since the
@@ -297,10 +299,12 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         // On the consumer protocol no assignment carries the layout: T is read where the brokers keep it.
         this.clusterTaskCounts = consumerProtocol
                 ? new TaskCountTopicReader(config.taskCountTopic(), config.originals(), storeClients) : null;
-        // Held weakly there; the release refers to the metrics and the reader only, not to this barrier.
+        // Held weakly there; the release refers to the metrics and the reader only, not to this
+        // barrier: locals, since a lambda that read the fields would hold the barrier itself.
+        BarrierMetrics barrierMetrics = metrics;
         TaskCountTopicReader reader = clusterTaskCounts;
         ConsumerCloseWatch.watch(clientId, this, () -> {
-            metrics.close();
+            barrierMetrics.close();
             if (reader != null) {
                 reader.close();
             }
@@ -308,8 +312,9 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         Arrays.fill(lastWarnedMs, NEVER);
         if (consumerProtocol) {
             LOG.info("ExpansionBarrier of consumer {}: on group.protocol=consumer the task layout comes from the "
-                    + "topic {} where the brokers' KeyPreservingServerAssignor keeps each topic's T ({}); records of a "
-                    + "topic whose T is not read yet pass through unordered. Keys stay with their task only if you {}.",
+                    + "topic {} where the brokers' KeyPreservingServerAssignor keeps each topic's T ({}); a partition "
+                    + "of a topic whose T is not read yet waits for it up to the max hold. Keys stay with their task "
+                    + "only if you {}.",
                     clientId, config.taskCountTopic(), ExpansionBarrierConfig.TASK_COUNT_TOPIC_CONFIG,
                     ConsumerProtocol.SERVER_ASSIGNOR_SETUP);
         }
@@ -576,7 +581,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
      * On the consumer protocol: the fetched records of a topic whose T is not read yet cannot be
      * merged, so each such partition is sought back to its first fetched record and paused until
      * the reader has T (see {@link #resumeAwaitingTaskCounts}), for at most max hold; after that
-     * its records pass through unmerged, counted and warned of once per partition. A group that
+     * its records pass through unmerged, each such partition counted (one WARN a minute). A group that
      * starts reading a grown topic would otherwise hand out the first fetches unordered.
      *
      * @return {@code fetched} without the partitions held back
