@@ -105,6 +105,34 @@ class FallbackAssignmentTest {
         assertThat(assignments.get("c").partitions()).containsExactly(tp(3));
     }
 
+    /**
+     * Issue 25, finding 8: only a RuntimeException fell back; an Error thrown by the placement (a
+     * deep recursion, a heap too small for one rebalance) left {@code assign()} and failed the
+     * group, and every new leader computed the same thing and failed again. Any Throwable now
+     * takes the same fallback, counted and logged.
+     */
+    @Test
+    void shouldFallBackAsForAnExceptionWhenThePlacementThrowsAnError() {
+        for (Error error : List.of(new StackOverflowError("injected"), new OutOfMemoryError("injected"))) {
+            GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 4);
+            group.join("a", ORDERS);
+            group.join("b", ORDERS);
+            group.rebalanceUntilStable();
+            Map<TopicPartition, String> before = group.owners();
+            KeyPreservingAssignor leader = group.member("a").assignor;
+            leader.placementFault(error);
+
+            group.topic(ORDERS, 8);
+            group.rebalance();
+
+            assertThat(leader.metrics().value("assignment-fallbacks-total")).as(error.toString()).isEqualTo(1.0);
+            for (int p = 0; p < 8; p++) {
+                assertThat(group.owners().get(tp(p))).as("%s with its task's owner (T=4) after %s", tp(p), error)
+                        .isEqualTo(before.get(tp(p % 4)));
+            }
+        }
+    }
+
     private static Subscription owning(TopicPartition... owned) {
         return new Subscription(List.of(ORDERS), null, Arrays.asList(owned), 3, Optional.empty());
     }

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The leader's last resort when its placement throws ({@link LeaderAssignment} has a bug, or met
- * an input no check foresaw): a plain assignment that Kafka's consumer accepts, so that the group
+ * an input no check foresaw; an {@link Error} such as a {@link StackOverflowError} too): a plain assignment that Kafka's consumer accepts, so that the group
  * still forms. Issue 17: before, the exception left {@code assign()}, and since every new leader
  * computes the same thing from the same subscriptions, the group could not form at all.
  *
@@ -69,7 +69,7 @@ public final class FallbackAssignment {
      * @return a valid assignment of every member
      */
     public static GroupAssignment assign(Cluster metadata, GroupSubscription subscriptions, Optional<GroupLayout> layout,
-                                         RuntimeException failure, AssignorMetrics metrics) {
+                                         Throwable failure, AssignorMetrics metrics) {
         metrics.assignmentFallback();
         SortedMap<String, Subscription> members = new TreeMap<>(subscriptions.groupSubscription());
         SortedMap<String, SortedSet<String>> subscribers = subscribers(members, metadata);
