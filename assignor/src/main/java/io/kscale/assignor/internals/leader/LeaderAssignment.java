@@ -72,11 +72,20 @@ import org.slf4j.LoggerFactory;
  *       ({@link StatefulUnits}, with the members' lags): the engine then moves a unit only to a
  *       caught-up member, and has the member it should move to warm up a copy first (KIP-441).</li>
  *   <li><b>Hand out partitions</b>: a member gets every partition of its units, except, under
- *       COOPERATIVE, the partitions of a unit that another member still owns: that member must
+ *       COOPERATIVE, when another member still owns a partition of the unit: that member must
  *       revoke first (Kafka's leader rejects an assignment that moves a partition in one step), so
- *       the whole unit waits for the follow-up rebalance the revoking member triggers. The unit's
- *       partitions move together, so the new owner never reads a child partition while the old
- *       owner still reads its parent.</li>
+ *       the unit waits for the follow-up rebalance the revoking member triggers. Meanwhile the
+ *       member the unit is placed on keeps the partitions of it it owns already, and gets none of
+ *       the others, free ones (a new child partition) included. The rule that follows (issue 25):
+ *       in one assignment a unit is never on two members, and no member starts reading a
+ *       partition of a unit while another member still reads one of its partitions, so the new
+ *       owner never reads a child partition while the old owner still reads its parent. Keeping
+ *       the owned part adds no reader (the member read it in the last generation too) and keeps
+ *       its state where it is; withholding it as well would only stop it for a rebalance. The
+ *       dance converges in two rounds: the revoking members rejoin, the unit then has one owner
+ *       or none, and goes whole. (A unit's partitions owned by two members at once come only
+ *       from outside this rule: a T changed by a declaration or a re-created topic, topics
+ *       newly co-partitioned, or an older leader's fallback.)</li>
  * </ol>
  * Between placing and handing out, {@link RackAlignment} swaps stateless units of equal weight
  * between members when consumers set {@code client.rack}, to read more partitions from a local
@@ -559,7 +568,9 @@ public final class LeaderAssignment {
 
     /**
      * Gives the unit's partitions to the member, unless another member still owns one of them:
-     * then only those the member owns already, and the rest waits for the next rebalance.
+     * then only those the member owns already, and the rest, free partitions included, waits for
+     * the next rebalance (see the class comment: a unit is never on two members, and no member
+     * starts reading part of a unit another member still reads).
      *
      * @return whether some partitions were withheld
      */
