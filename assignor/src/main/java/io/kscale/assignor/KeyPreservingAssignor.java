@@ -185,7 +185,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         try {
             GroupSubscription valid = MemberInputs.validate(groupSubscription, metadata, metrics);
             leader = new LeaderAssignment(config.leaderSettings(), persistence, metrics, valid, time.milliseconds(),
-                    coPartitioningCheck);
+                    coPartitioningCheck, knownLayout);
             GroupAssignment assignment = leader.compute(metadata);
             if (placementFault instanceof Error) {
                 throw (Error) placementFault;

@@ -22,7 +22,6 @@ import io.kscale.assignor.internals.wire.MemberReport;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -115,6 +114,10 @@ public final class LeaderAssignment {
     private final Map<String, ArrayList<TopicPartition>> assigned = new TreeMap<>();
     private final WarmupPlan warmups;
     private final long now;
+    /** The leader's own layout, from its last assignment: what it trusts of the members' reports. */
+    private final GroupLayout own;
+    /** The reported layouts the leader did not trust in this rebalance, by identity. */
+    private Set<GroupLayout> rejectedLayouts = Set.of();
     /** Topics re-created since the layout last saw them: whoever owned their old partitions is no prior owner. */
     private Set<String> recreated = Set.of();
     private int movedTasks;
@@ -130,16 +133,20 @@ public final class LeaderAssignment {
      */
     public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
                      GroupSubscription groupSubscription, long now) {
-        this(settings, persistence, metrics, groupSubscription, now, new CoPartitioningCheck());
+        this(settings, persistence, metrics, groupSubscription, now, new CoPartitioningCheck(), GroupLayout.empty());
     }
 
     /**
      * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
      * @param coPartitioningCheck the assignor's, kept across rebalances so that it warns once
+     * @param own the leader's own layout, from its last assignment (empty if it knows none): the
+     *     members' reports are checked against it ({@link LayoutAgreement})
      */
     public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
-                     GroupSubscription groupSubscription, long now, CoPartitioningCheck coPartitioningCheck) {
+                     GroupSubscription groupSubscription, long now, CoPartitioningCheck coPartitioningCheck,
+                     GroupLayout own) {
         this.coPartitioningCheck = coPartitioningCheck;
+        this.own = own;
         this.settings = settings;
         this.persistence = persistence;
         this.metrics = metrics;
@@ -214,13 +221,14 @@ public final class LeaderAssignment {
     }
 
     private GroupLayout agreeOnLayout(Cluster metadata) {
-        // Members share one decoded instance per distinct layout (see MemberReport.decode): merge each once.
-        Set<GroupLayout> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
-        reports.values().forEach(report -> distinct.add(report.layout()));
+        // Members share one decoded instance per distinct layout (see MemberReport.decode): check and merge each once.
+        Map<GroupLayout, List<String>> distinct = new IdentityHashMap<>();
+        reports.forEach((member, report) -> distinct.computeIfAbsent(report.layout(), l -> new ArrayList<>()).add(member));
         Set<String> subscribed = new HashSet<>();
         membersBySubscription().keySet().forEach(subscribed::addAll);
         LayoutAgreement agreement = new LayoutAgreement(settings, persistence, metrics);
-        GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
+        GroupLayout layout = agreement.agree(distinct, own, subscribed, metadata, now);
+        rejectedLayouts = agreement.rejected();
         recreated = agreement.recreated();
         agreement.storeRetryDelayMs().ifPresent(delay -> warmups.storeRetry(java.time.Duration.ofMillis(delay)));
         return layout;
@@ -299,8 +307,8 @@ public final class LeaderAssignment {
             Map<String, Map<Integer, Integer>> claimGenerations = new HashMap<>();
             subscriptions.forEach((member, subscription) -> {
                 MemberReport report = reports.get(member);
-                if (report == null) {
-                    return;
+                if (report == null || rejectedLayouts.contains(report.layout())) {
+                    return; // the tasks of a layout the leader rejected say nothing about the group's tasks
                 }
                 int generation = generation(member, subscription);
                 report.ownedTasks().forEach((topic, tasks) -> {
