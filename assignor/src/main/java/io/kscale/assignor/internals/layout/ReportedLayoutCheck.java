@@ -19,8 +19,8 @@ import java.util.Optional;
  * <ol>
  *   <li>Its epoch is at most one past the newest trusted epoch: a leader that took part in the last
  *       rebalance knows the epoch every honest member reports, and the store lags by a save at
- *       most. (With nothing trusted, a leader that knows no layout and no store, no epoch is
- *       checked.)</li>
+ *       most. With nothing trusted (a leader that knows no layout and no store), at most
+ *       {@link #MAX_EPOCH}, so that no report can make the epoch stick at {@code Long.MAX_VALUE}.</li>
  *   <li>Per topic, the partition count is at most the metadata's or the trusted layout's,
  *       whichever is larger (the leader's metadata may lag behind an expansion the last leader
  *       saw; the trusted layout then has the count).</li>
@@ -47,6 +47,14 @@ import java.util.Optional;
  * {@code Long.MAX_VALUE}: more than one past 7, rejected.
  */
 public final class ReportedLayoutCheck {
+
+    /**
+     * The highest epoch a report may carry, trusted layouts or not: a group that changed its layout
+     * every millisecond would reach it after 8,900 years. Far below {@code Long.MAX_VALUE}, at which
+     * the epoch would stop growing, so that a report can never freeze it (every later layout at the
+     * same epoch, and the store never replaced).
+     */
+    public static final long MAX_EPOCH = 1L << 48;
 
     private final Map<String, Integer> declared;
     private final Optional<GroupLayout> stored;
@@ -88,6 +96,10 @@ public final class ReportedLayoutCheck {
     public Optional<String> rejection(GroupLayout reported) {
         if (reported.isEmpty()) {
             return Optional.empty();
+        }
+        if (reported.epoch() > MAX_EPOCH) {
+            return Optional.of(String.format("its epoch %d is beyond %d, more than any group reaches", reported.epoch(),
+                    MAX_EPOCH));
         }
         if (trustedEpoch >= 0 && reported.epoch() > trustedEpoch + 1) {
             return Optional.of(String.format("its epoch %d is more than one past %d, the newest the leader knows",

@@ -69,7 +69,8 @@ class ReportedLayoutCheckTest {
         ReportedLayoutCheck knowsNothing = new ReportedLayoutCheck(Map.of(), Optional.empty(), GroupLayout.empty(),
                 Map.of(ORDERS, 6), ExpansionPolicy.KEEP);
         assertThat(knowsNothing.trustsAny()).isFalse();
-        assertThat(knowsNothing.rejection(report(Long.MAX_VALUE - 1, 4, 6))).as("KEEP: 4 with 6 partitions").isEmpty();
+        assertThat(knowsNothing.rejection(report(12, 4, 6))).as("KEEP: 4 with 6 partitions").isEmpty();
+        assertThat(knowsNothing.rejection(report(Long.MAX_VALUE, 6, 6))).as("an epoch no group reaches").isPresent();
         assertThat(knowsNothing.rejection(report(3, 8, 6))).isPresent();
         ReportedLayoutCheck rebase = new ReportedLayoutCheck(Map.of(), Optional.empty(), GroupLayout.empty(),
                 Map.of(ORDERS, 6), ExpansionPolicy.REBASE);
