@@ -194,6 +194,11 @@ public final class GroupSimulator {
         members.remove(id);
     }
 
+    /** Brings back a member that left, with what its assignor knew then (it missed the rebalances since). */
+    void rejoin(Member member) {
+        members.put(member.id, member);
+    }
+
     public Member member(String id) {
         return members.get(id);
     }

@@ -91,6 +91,35 @@ class ReportedTaskCountTest {
         assertThat(leader.metrics().value("affinity-breaks-total")).isZero();
     }
 
+    /**
+     * A leader that missed rebalances knows an older epoch than its members report; it reads the
+     * store, which holds the newer one, and does not take the honest reports for a jump ahead.
+     */
+    @Test
+    void shouldAcceptHonestReportsAheadOfALeaderThatMissedRebalancesOnceTheStoreConfirmsThem() {
+        KeyPreservingAssignorTest.InMemoryLayoutStore store = new KeyPreservingAssignorTest.InMemoryLayoutStore();
+        GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 4);
+        GroupSimulator.Member a = group.join("a", ORDERS);
+        a.assignor.layoutStore(store);
+        group.join("b", ORDERS).assignor.layoutStore(store);
+        group.join("c", ORDERS).assignor.layoutStore(store);
+        group.rebalanceUntilStable();
+        long before = a.assignor.knownLayout().epoch();
+
+        group.leave("a");
+        group.topic(ORDERS, 8);
+        group.rebalanceUntilStable();
+        group.topic(ORDERS, 16);
+        group.rebalanceUntilStable();
+        assertThat(store.saved.epoch()).isGreaterThan(before + 1);
+        group.rejoin(a);
+        group.rebalanceUntilStable();
+
+        assertThat(a.assignor.metrics().value("rejected-layout-reports-total")).isZero();
+        assertThat(a.assignor.knownLayout().topic(ORDERS).orElseThrow().taskCount()).isEqualTo(4);
+        assertThat(a.assignor.knownLayout().epoch()).isEqualTo(store.saved.epoch());
+    }
+
     /** a, b and c read orders (4 partitions, T = 4); a is the leader. */
     private static GroupSimulator stableGroup() {
         GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, NO_STORE).topic(ORDERS, 4);

@@ -112,13 +112,12 @@ public final class LayoutAgreement {
                              Cluster metadata, long nowMs) {
         Map<String, Integer> counts = partitionCounts(subscribed, metadata);
         LayoutStore.Loaded early = null;
-        if (own.isEmpty() && !persistence.knowsStore() && persistence.enabled()
-                && reportedBy.keySet().stream().anyMatch(layout -> !layout.isEmpty())) {
-            // A leader that knows no layout has nothing to check the reports against but the store:
-            // read it (the one read of this rebalance, reused below). Once per new leader.
+        if (persistence.enabled() && needsStoreToCheck(reportedBy.keySet(), own)) {
+            // The one read of this rebalance, reused below.
             early = persistence.load();
         }
-        List<GroupLayout> layouts = trusted(reportedBy, own, metadata);
+        Optional<GroupLayout> storedNow = early != null && !early.failed() ? early.layout() : persistence.knownStored();
+        List<GroupLayout> layouts = trusted(reportedBy, own, storedNow, metadata);
         LayoutMerge merge = GroupLayout.merge(layouts);
         boolean unknown = !ProvisionalTopics.unknown(merge.layout(), counts.keySet()).isEmpty();
         boolean provisional = !ProvisionalTopics.of(merge.layout()).isEmpty();
@@ -184,10 +183,11 @@ public final class LayoutAgreement {
      * The reported layouts the leader may use ({@link ReportedLayoutCheck}): the others are dropped,
      * counted and logged at WARN with the members that sent them, once per layout and rebalance.
      */
-    private List<GroupLayout> trusted(Map<GroupLayout, List<String>> reportedBy, GroupLayout own, Cluster metadata) {
+    private List<GroupLayout> trusted(Map<GroupLayout, List<String>> reportedBy, GroupLayout own,
+                                      Optional<GroupLayout> stored, Cluster metadata) {
         Set<String> topics = new HashSet<>();
         reportedBy.keySet().forEach(layout -> layout.topics().forEach(topic -> topics.add(topic.topic())));
-        ReportedLayoutCheck check = new ReportedLayoutCheck(settings.taskCounts(), persistence.knownStored(), own,
+        ReportedLayoutCheck check = new ReportedLayoutCheck(settings.taskCounts(), stored, own,
                 partitionCounts(topics, metadata), settings.expansionPolicy());
         List<GroupLayout> accepted = new ArrayList<>(reportedBy.size());
         int rejectedReports = 0;
@@ -212,6 +212,23 @@ public final class LayoutAgreement {
             metrics.layoutReportsRejected(rejectedReports);
         }
         return accepted;
+    }
+
+    /**
+     * Whether the leader should read the store before it checks the reports: it knows no layout and
+     * not what the store holds (a new leader), or a report is more than one epoch ahead of all it
+     * knows (it may have missed rebalances, or what it knows of the store is old: the store, read
+     * now, then tells an honest report from one that jumps ahead).
+     */
+    private boolean needsStoreToCheck(Collection<GroupLayout> reported, GroupLayout own) {
+        long known = Math.max(own.epoch(), persistence.knownStored().map(GroupLayout::epoch).orElse(0L));
+        boolean newLeader = own.isEmpty() && !persistence.knowsStore();
+        for (GroupLayout layout : reported) {
+            if (!layout.isEmpty() && (newLeader || layout.epoch() > known + 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return at most the first 5 ids, and how many more */
