@@ -88,19 +88,6 @@ public final class LayoutAgreement {
     }
 
     /**
-     * @param reported the distinct layouts the members reported
-     * @param subscribed every topic some member subscribes to
-     * @param metadata the leader's view of the cluster
-     * @param nowMs the leader's clock, epoch ms
-     * @return the group's layout for this rebalance
-     */
-    public GroupLayout agree(Collection<GroupLayout> reported, Set<String> subscribed, Cluster metadata, long nowMs) {
-        Map<GroupLayout, List<String>> reportedBy = new IdentityHashMap<>();
-        reported.forEach(layout -> reportedBy.put(layout, List.of()));
-        return agree(reportedBy, GroupLayout.empty(), subscribed, metadata, nowMs);
-    }
-
-    /**
      * @param reportedBy the distinct layouts the members reported, each with the members that reported it
      * @param own the leader's own layout, from its last assignment; empty if it knows none
      * @param subscribed every topic some member subscribes to
