@@ -87,7 +87,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     /** The leader's clock: follow-up deadlines, and when a missing topic is forgotten. */
     private Time time = Time.SYSTEM;
     /** Thrown by {@link #assign} after its placement while set, to exercise the fallback (tests); null in use. */
-    private RuntimeException placementFault;
+    private Throwable placementFault;
     /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
     private Optional<MemberTaskState> taskState = Optional.empty();
     /** Present with {@link #taskState}: asks for the follow-up as soon as a warmup has caught up. */
@@ -177,7 +177,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
      * a topic whose id changed gets a fresh layout, and one gone for
      * {@value KeyPreservingAssignorConfig#LAYOUT_FORGET_AFTER_MS_CONFIG} is forgotten. Should the
      * placement still fail, the group gets a simple valid assignment instead, logged at ERROR and
-     * counted in {@code assignment-fallbacks-total}.
+     * counted in {@code assignment-fallbacks-total}; so it does for an {@link Error} the placement throws.
      */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
@@ -185,17 +185,22 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         try {
             GroupSubscription valid = MemberInputs.validate(groupSubscription, metadata, metrics);
             leader = new LeaderAssignment(config.leaderSettings(), persistence, metrics, valid, time.milliseconds(),
-                    coPartitioningCheck);
+                    coPartitioningCheck, knownLayout);
             GroupAssignment assignment = leader.compute(metadata);
+            if (placementFault instanceof Error) {
+                throw (Error) placementFault;
+            }
             if (placementFault != null) {
-                throw placementFault;
+                throw (RuntimeException) placementFault;
             }
             return assignment;
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Any Throwable, Errors included: a StackOverflowError or OutOfMemoryError of one
+            // rebalance's placement would otherwise fail the group, and every next leader repeats it.
             Optional<GroupLayout> agreed = leader == null ? Optional.empty() : leader.agreedLayout();
             try {
                 return FallbackAssignment.assign(metadata, groupSubscription, agreed, e, metrics);
-            } catch (RuntimeException fallbackFailure) {
+            } catch (Throwable fallbackFailure) {
                 e.addSuppressed(fallbackFailure);
                 throw e;
             }
@@ -249,8 +254,15 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
                 "kscale-layout-store-test", STORE_ADVICE);
     }
 
-    /** Makes every {@link #assign} throw {@code fault} after placing, so that it falls back (tests); null for none. */
-    void placementFault(RuntimeException fault) {
+    /**
+     * Makes every {@link #assign} throw {@code fault} after placing, so that it falls back (tests); null for none.
+     *
+     * @param fault a {@link RuntimeException} or an {@link Error}
+     */
+    void placementFault(Throwable fault) {
+        if (fault != null && !(fault instanceof RuntimeException) && !(fault instanceof Error)) {
+            throw new IllegalArgumentException("a placement can only throw unchecked: " + fault);
+        }
         this.placementFault = fault;
     }
 

@@ -76,6 +76,8 @@ public final class GroupSimulator {
         String rack;
         /** Whether the member sends a version 0 report, as kscale did before task state. */
         boolean legacy;
+        /** Rewrites the userData the member sends (a member that lies or is broken); null for none. */
+        java.util.function.UnaryOperator<ByteBuffer> tamper;
         /** The member's latest assignment. */
         Assignment assignment;
 
@@ -192,6 +194,11 @@ public final class GroupSimulator {
         members.remove(id);
     }
 
+    /** Brings back a member that left, with what its assignor knew then (it missed the rebalances since). */
+    void rejoin(Member member) {
+        members.put(member.id, member);
+    }
+
     public Member member(String id) {
         return members.get(id);
     }
@@ -218,6 +225,9 @@ public final class GroupSimulator {
             ByteBuffer userData = member.assignor.subscriptionUserData(new HashSet<>(member.topics));
             if (member.legacy) {
                 userData = MemberReport.decode(userData).orElseThrow().encode(MessageFrame.VERSION_0);
+            }
+            if (member.tamper != null) {
+                userData = member.tamper.apply(userData);
             }
             List<TopicPartition> owned = protocol == RebalanceProtocol.COOPERATIVE ? member.owned : List.of();
             int memberGeneration = protocol == RebalanceProtocol.COOPERATIVE ? generation - 1 : -1;

@@ -7,6 +7,8 @@ import io.kscale.assignor.internals.server.InMemoryTaskCountStore;
 import io.kscale.assignor.internals.server.NeverLoadedTaskCountStore;
 import io.kscale.assignor.internals.server.ServerAssignorState;
 import io.kscale.assignor.internals.server.ServerChecks;
+import io.kscale.assignor.internals.server.TaskCount;
+import io.kscale.assignor.internals.server.TaskCountStore;
 import io.kscale.assignor.internals.server.TestGroup;
 import java.util.ArrayList;
 import java.util.List;
@@ -169,5 +171,44 @@ class KeyPreservingServerAssignorTest {
         now[0] += 1_000_000L;
         assertThat(assignor.assign(group.spec(), group.describer()).members().get("m0").partitions()).isNotEmpty();
         assertThat(attempts[0]).isEqualTo(2);
+    }
+
+    /**
+     * Issue 25, finding 8: only a RuntimeException fell back; an Error (here from the store's
+     * lookup, the first step of the placement) failed the group's assignment, and the next one
+     * failed the same way. It now keeps the current targets, as an exception does, and is counted.
+     */
+    @Test
+    void shouldKeepTheCurrentTargetsWhenThePlacementThrowsAnError() {
+        for (Error error : List.of(new StackOverflowError("injected"), new OutOfMemoryError("injected"))) {
+            ServerAssignorState state = ServerAssignorState.detached();
+            TaskCountStore failing = new TaskCountStore() {
+                @Override
+                public TaskCount lookup(Uuid topicId) {
+                    throw error;
+                }
+
+                @Override
+                public int propose(Uuid topicId, int proposed, int partitionCount) {
+                    throw error;
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+            KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor((brokerConfigs, config) -> failing,
+                    true, state, System::nanoTime);
+            assignor.configure(Map.of());
+            TestGroup group = new TestGroup().topic(ORDERS, 8).member("m0", ORDERS).member("m1", ORDERS)
+                    .target("m0", Map.of(ORDERS, Set.of(0, 1)))
+                    .target("m1", Map.of(ORDERS, Set.of(2, 3)));
+
+            GroupAssignment assignment = assignor.assign(group.spec(), group.describer());
+
+            assertThat(assignment.members().get("m0").partitions()).as(error.toString()).isEqualTo(Map.of(ORDERS, Set.of(0, 1)));
+            assertThat(assignment.members().get("m1").partitions()).isEqualTo(Map.of(ORDERS, Set.of(2, 3)));
+            assertThat(state.metrics().assignmentFallbacksTotal()).isEqualTo(1);
+        }
     }
 }

@@ -8,6 +8,7 @@ import io.kscale.assignor.internals.layout.LayoutMerge;
 import io.kscale.assignor.internals.layout.LayoutUpdate;
 import io.kscale.assignor.internals.layout.MergeConflict;
 import io.kscale.assignor.internals.layout.ProvisionalTopics;
+import io.kscale.assignor.internals.layout.ReportedLayoutCheck;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
 import io.kscale.assignor.internals.store.KafkaLayoutStore;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,7 +34,10 @@ import org.slf4j.LoggerFactory;
  * The leader's second step (see {@link LeaderAssignment}): one layout from what the members and
  * the store report, brought up to date with the metadata. Used once, for one {@code assign()}.
  *
- * <p>In order: merge the members' layouts; if a subscribed topic is in none of them (every member
+ * <p>In order: drop the reports the leader cannot trust ({@link ReportedLayoutCheck}: a task count
+ * that is neither declared, nor the one the store or the leader holds, nor consistent with the
+ * partition count; more partitions than the metadata has; an epoch that jumps ahead), counted and
+ * logged with the members that sent them (issue 25); merge the members' other layouts; if a subscribed topic is in none of them (every member
  * restarted), add what the {@link LayoutStore} holds; apply the metadata's partition counts and
  * topic ids ({@link GroupLayout#withPartitionCounts(Map, Map, io.kscale.assignor.internals.layout.ExpansionPolicy,
  * Map)}: a topic whose id changed is a new topic); then forget what has been gone for
@@ -71,6 +76,8 @@ public final class LayoutAgreement {
     private final LayoutPersistence persistence;
     private final AssignorMetrics metrics;
     private final Set<String> recreated = new TreeSet<>();
+    /** The reported layouts rejected in this rebalance, by identity. */
+    private final Set<GroupLayout> rejected = Collections.newSetFromMap(new IdentityHashMap<>());
     private Set<String> held = Set.of();
     private long retryDelayMs = -1;
 
@@ -81,24 +88,34 @@ public final class LayoutAgreement {
     }
 
     /**
-     * @param reported the distinct layouts the members reported
+     * @param reportedBy the distinct layouts the members reported, each with the members that reported it
+     * @param own the leader's own layout, from its last assignment; empty if it knows none
      * @param subscribed every topic some member subscribes to
      * @param metadata the leader's view of the cluster
      * @param nowMs the leader's clock, epoch ms
      * @return the group's layout for this rebalance
      */
-    public GroupLayout agree(Collection<GroupLayout> reported, Set<String> subscribed, Cluster metadata, long nowMs) {
-        List<GroupLayout> layouts = new ArrayList<>(reported);
-        LayoutMerge merge = GroupLayout.merge(layouts);
+    public GroupLayout agree(Map<GroupLayout, List<String>> reportedBy, GroupLayout own, Set<String> subscribed,
+                             Cluster metadata, long nowMs) {
         Map<String, Integer> counts = partitionCounts(subscribed, metadata);
+        LayoutStore.Loaded early = null;
+        if (persistence.enabled() && needsStoreToCheck(reportedBy.keySet(), own)) {
+            // The one read of this rebalance, reused below.
+            early = persistence.load();
+        }
+        Optional<GroupLayout> storedNow = early != null && !early.failed() ? early.layout() : persistence.knownStored();
+        List<GroupLayout> layouts = trusted(reportedBy, own, storedNow, metadata);
+        LayoutMerge merge = GroupLayout.merge(layouts);
         boolean unknown = !ProvisionalTopics.unknown(merge.layout(), counts.keySet()).isEmpty();
         boolean provisional = !ProvisionalTopics.of(merge.layout()).isEmpty();
         Optional<GroupLayout> newer = persistence.takeNewer();
-        LayoutStore.Loaded loaded = null;
+        LayoutStore.Loaded loaded = early;
         GroupLayout base = merge.layout();
-        if (unknown || provisional) {
+        if (loaded == null && (unknown || provisional)) {
             // The only store I/O on this thread, once per rebalance, within one budget (LayoutPersistence).
             loaded = persistence.load();
+        }
+        if (loaded != null && (unknown || provisional)) {
             if (loaded.layout().isPresent()) {
                 log.info("{}; read epoch {} from the layout store", unknown ? "No member knew the layout of every "
                         + "subscribed topic" : "Some topics were provisional", loaded.layout().get().epoch());
@@ -147,6 +164,69 @@ public final class LayoutAgreement {
         // the store before it saves, and never saves a provisional layout (issue 17).
         persistence.offer(layout);
         return layout;
+    }
+
+    /**
+     * The reported layouts the leader may use ({@link ReportedLayoutCheck}): the others are dropped,
+     * counted and logged at WARN with the members that sent them, once per layout and rebalance.
+     */
+    private List<GroupLayout> trusted(Map<GroupLayout, List<String>> reportedBy, GroupLayout own,
+                                      Optional<GroupLayout> stored, Cluster metadata) {
+        Set<String> topics = new HashSet<>();
+        reportedBy.keySet().forEach(layout -> layout.topics().forEach(topic -> topics.add(topic.topic())));
+        ReportedLayoutCheck check = new ReportedLayoutCheck(settings.taskCounts(), stored, own,
+                partitionCounts(topics, metadata), settings.expansionPolicy());
+        List<GroupLayout> accepted = new ArrayList<>(reportedBy.size());
+        int rejectedReports = 0;
+        for (Map.Entry<GroupLayout, List<String>> entry : reportedBy.entrySet()) {
+            Optional<String> rejection = check.rejection(entry.getKey());
+            if (rejection.isEmpty()) {
+                accepted.add(entry.getKey());
+                continue;
+            }
+            rejected.add(entry.getKey());
+            List<String> members = entry.getValue();
+            rejectedReports += Math.max(1, members.size());
+            log.warn("Ignored the layout (epoch {}) reported by {} member(s) {}: {}. The leader goes on with the other "
+                    + "reports{}, its own layout and the store, and tells these members the group's layout. A member "
+                    + "whose settings ({}, {}) differ from the leader's, or a broken one, sends such reports (metric "
+                    + "rejected-layout-reports-total).", entry.getKey().epoch(), members.size(), shortList(members),
+                    rejection.get(), check.trustsAny() ? "" : " (this leader knows no layout yet: it checks reports "
+                    + "against the metadata only)", KeyPreservingAssignorConfig.TASK_COUNTS_CONFIG,
+                    KeyPreservingAssignorConfig.EXPANSION_POLICY_CONFIG);
+        }
+        if (rejectedReports > 0) {
+            metrics.layoutReportsRejected(rejectedReports);
+        }
+        return accepted;
+    }
+
+    /**
+     * Whether the leader should read the store before it checks the reports: it knows no layout and
+     * not what the store holds (a new leader), or a report is more than one epoch ahead of all it
+     * knows (it may have missed rebalances, or what it knows of the store is old: the store, read
+     * now, then tells an honest report from one that jumps ahead).
+     */
+    private boolean needsStoreToCheck(Collection<GroupLayout> reported, GroupLayout own) {
+        long known = Math.max(own.epoch(), persistence.knownStored().map(GroupLayout::epoch).orElse(0L));
+        boolean newLeader = own.isEmpty() && !persistence.knowsStore();
+        for (GroupLayout layout : reported) {
+            if (!layout.isEmpty() && (newLeader || layout.epoch() > known + 1)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return at most the first 5 ids, and how many more */
+    private static String shortList(List<String> members) {
+        return members.size() <= 5 ? members.toString()
+                : members.subList(0, 5) + " and " + (members.size() - 5) + " more";
+    }
+
+    /** @return the reported layouts the leader did not use (by identity) */
+    public Set<GroupLayout> rejected() {
+        return Collections.unmodifiableSet(rejected);
     }
 
     /**

@@ -22,7 +22,6 @@ import io.kscale.assignor.internals.wire.MemberReport;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -72,11 +71,20 @@ import org.slf4j.LoggerFactory;
  *       ({@link StatefulUnits}, with the members' lags): the engine then moves a unit only to a
  *       caught-up member, and has the member it should move to warm up a copy first (KIP-441).</li>
  *   <li><b>Hand out partitions</b>: a member gets every partition of its units, except, under
- *       COOPERATIVE, the partitions of a unit that another member still owns: that member must
+ *       COOPERATIVE, when another member still owns a partition of the unit: that member must
  *       revoke first (Kafka's leader rejects an assignment that moves a partition in one step), so
- *       the whole unit waits for the follow-up rebalance the revoking member triggers. The unit's
- *       partitions move together, so the new owner never reads a child partition while the old
- *       owner still reads its parent.</li>
+ *       the unit waits for the follow-up rebalance the revoking member triggers. Meanwhile the
+ *       member the unit is placed on keeps the partitions of it it owns already, and gets none of
+ *       the others, free ones (a new child partition) included. The rule that follows (issue 25):
+ *       in one assignment a unit is never on two members, and no member starts reading a
+ *       partition of a unit while another member still reads one of its partitions, so the new
+ *       owner never reads a child partition while the old owner still reads its parent. Keeping
+ *       the owned part adds no reader (the member read it in the last generation too) and keeps
+ *       its state where it is; withholding it as well would only stop it for a rebalance. The
+ *       dance converges in two rounds: the revoking members rejoin, the unit then has one owner
+ *       or none, and goes whole. (A unit's partitions owned by two members at once come only
+ *       from outside this rule: a T changed by a declaration or a re-created topic, topics
+ *       newly co-partitioned, or an older leader's fallback.)</li>
  * </ol>
  * Between placing and handing out, {@link RackAlignment} swaps stateless units of equal weight
  * between members when consumers set {@code client.rack}, to read more partitions from a local
@@ -106,6 +114,10 @@ public final class LeaderAssignment {
     private final Map<String, ArrayList<TopicPartition>> assigned = new TreeMap<>();
     private final WarmupPlan warmups;
     private final long now;
+    /** The leader's own layout, from its last assignment: what it trusts of the members' reports. */
+    private final GroupLayout own;
+    /** The reported layouts the leader did not trust in this rebalance, by identity. */
+    private Set<GroupLayout> rejectedLayouts = Set.of();
     /** Topics re-created since the layout last saw them: whoever owned their old partitions is no prior owner. */
     private Set<String> recreated = Set.of();
     private int movedTasks;
@@ -121,16 +133,20 @@ public final class LeaderAssignment {
      */
     public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
                      GroupSubscription groupSubscription, long now) {
-        this(settings, persistence, metrics, groupSubscription, now, new CoPartitioningCheck());
+        this(settings, persistence, metrics, groupSubscription, now, new CoPartitioningCheck(), GroupLayout.empty());
     }
 
     /**
      * @param now the leader's clock, epoch ms, from which follow-up deadlines and missing topics' grace periods are set
      * @param coPartitioningCheck the assignor's, kept across rebalances so that it warns once
+     * @param own the leader's own layout, from its last assignment (empty if it knows none): the
+     *     members' reports are checked against it ({@link LayoutAgreement})
      */
     public LeaderAssignment(LeaderSettings settings, LayoutPersistence persistence, AssignorMetrics metrics,
-                     GroupSubscription groupSubscription, long now, CoPartitioningCheck coPartitioningCheck) {
+                     GroupSubscription groupSubscription, long now, CoPartitioningCheck coPartitioningCheck,
+                     GroupLayout own) {
         this.coPartitioningCheck = coPartitioningCheck;
+        this.own = own;
         this.settings = settings;
         this.persistence = persistence;
         this.metrics = metrics;
@@ -205,13 +221,14 @@ public final class LeaderAssignment {
     }
 
     private GroupLayout agreeOnLayout(Cluster metadata) {
-        // Members share one decoded instance per distinct layout (see MemberReport.decode): merge each once.
-        Set<GroupLayout> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
-        reports.values().forEach(report -> distinct.add(report.layout()));
+        // Members share one decoded instance per distinct layout (see MemberReport.decode): check and merge each once.
+        Map<GroupLayout, List<String>> distinct = new IdentityHashMap<>();
+        reports.forEach((member, report) -> distinct.computeIfAbsent(report.layout(), l -> new ArrayList<>()).add(member));
         Set<String> subscribed = new HashSet<>();
         membersBySubscription().keySet().forEach(subscribed::addAll);
         LayoutAgreement agreement = new LayoutAgreement(settings, persistence, metrics);
-        GroupLayout layout = agreement.agree(distinct, subscribed, metadata, now);
+        GroupLayout layout = agreement.agree(distinct, own, subscribed, metadata, now);
+        rejectedLayouts = agreement.rejected();
         recreated = agreement.recreated();
         agreement.storeRetryDelayMs().ifPresent(delay -> warmups.storeRetry(java.time.Duration.ofMillis(delay)));
         return layout;
@@ -290,8 +307,8 @@ public final class LeaderAssignment {
             Map<String, Map<Integer, Integer>> claimGenerations = new HashMap<>();
             subscriptions.forEach((member, subscription) -> {
                 MemberReport report = reports.get(member);
-                if (report == null) {
-                    return;
+                if (report == null || rejectedLayouts.contains(report.layout())) {
+                    return; // the tasks of a layout the leader rejected say nothing about the group's tasks
                 }
                 int generation = generation(member, subscription);
                 report.ownedTasks().forEach((topic, tasks) -> {
@@ -559,7 +576,9 @@ public final class LeaderAssignment {
 
     /**
      * Gives the unit's partitions to the member, unless another member still owns one of them:
-     * then only those the member owns already, and the rest waits for the next rebalance.
+     * then only those the member owns already, and the rest, free partitions included, waits for
+     * the next rebalance (see the class comment: a unit is never on two members, and no member
+     * starts reading part of a unit another member still reads).
      *
      * @return whether some partitions were withheld
      */

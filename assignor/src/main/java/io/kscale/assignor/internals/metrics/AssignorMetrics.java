@@ -45,6 +45,7 @@ public final class AssignorMetrics {
     private final Sensor invalidSubscriptionEntries;
     private final Sensor assignmentFallbacks;
     private final Sensor coPartitioningWarnings;
+    private final Sensor rejectedLayoutReports;
     private volatile int coPartitioningMismatches;
     private volatile long layoutEpoch;
     /** When this member last stored the layout, epoch ms; -1 before its first successful save. */
@@ -93,6 +94,11 @@ public final class AssignorMetrics {
         this.coPartitioningWarnings = counter("co-partitioning-warnings-total", "WARNs this member logged as leader "
                 + "about a topic that is not co-partitioned with a topic of a smaller task count that divides its "
                 + "partition count (once per topic and task counts; see co-partitioning-mismatches).");
+        this.rejectedLayoutReports = counter("rejected-layout-reports-total", "Members' layout reports this member "
+                + "ignored as leader because it could not trust them: a task count that is neither declared, nor the "
+                + "one the layout store or the leader holds, nor consistent with the partition count; more partitions "
+                + "than the metadata has; or an epoch more than one past the newest the leader knows. Each is logged "
+                + "at WARN with the member ids; a member with other settings or a broken one sends such reports.");
         gauge("co-partitioning-mismatches", "Topics in the last assignment this member computed as leader that are "
                 + "not co-partitioned with a topic the same members read whose smaller task count T divides their "
                 + "partition count (a topic added after another was expanded). Declaring that T in "
@@ -182,6 +188,10 @@ public final class AssignorMetrics {
 
     public void invalidSubscriptionEntries(int count) {
         invalidSubscriptionEntries.record(count);
+    }
+
+    public void layoutReportsRejected(int reports) {
+        rejectedLayoutReports.record(reports);
     }
 
     public void assignmentFallback() {

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * Every step costs about the size of the group's input or result (members, topics, units,
  * target entries), never members x topics: a broker places a million partitions on 2,000
  * members on a member change.
- * If anything fails unexpectedly, the assignment falls back to the current targets restricted
+ * If anything fails unexpectedly (any Throwable, an Error too), the assignment falls back to the current targets restricted
  * to what is valid (moving nothing), logged at ERROR and counted: a bug here must not fail the
  * group.
  *
@@ -80,7 +80,9 @@ public final class ServerAssignmentBuilder {
         try {
             members = new GroupMembers(spec);
             return compute(members);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Errors too: a StackOverflowError or OutOfMemoryError of one group's placement must not
+            // fail the group, nor every later assignment of it that meets the same input.
             metrics.assignmentFellBack();
             log.error("Key-preserving assignment of {} failed; keeping the members' current targets (only partitions "
                     + "that exist, of topics they still subscribe to), moving nothing. This is a bug: please report it",
@@ -229,7 +231,7 @@ public final class ServerAssignmentBuilder {
                 }
             }
             return groupAssignment(group, assigned);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
             log.error("Could not even keep the current targets; the group gets no partitions this time", e);
             return new GroupAssignment(Map.of());
         }

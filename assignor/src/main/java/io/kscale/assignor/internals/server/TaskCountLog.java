@@ -64,7 +64,7 @@ public final class TaskCountLog {
             log.info("Topic id {} gets task count T = {} (its partition count): partition p belongs to task p % {} "
                     + "from now on, for every group on this cluster", topicId, taskCount, taskCount);
         } else {
-            log.info("Topic id {} ({} partitions) has task count T = {}, recorded first by another group or broker; "
+            log.info("Topic id {} ({} partitions) has task count T = {}, recorded first by another group or broker, or seeded from the classic assignor's layouts; "
                     + "partition p belongs to task p % {}", topicId, partitions, taskCount, taskCount);
         }
     }

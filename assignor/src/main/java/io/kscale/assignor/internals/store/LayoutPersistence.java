@@ -195,6 +195,28 @@ public final class LayoutPersistence {
     }
 
     /**
+     * @return the layout the store holds, as far as this instance knows from its last read or save;
+     *     empty if it does not know (no read or save yet, or the store is disabled) or the store holds none
+     */
+    public Optional<GroupLayout> knownStored() {
+        synchronized (lock) {
+            return storeKnown ? Optional.ofNullable(stored) : Optional.empty();
+        }
+    }
+
+    /** @return whether this instance knows what the store holds, from a read or a save; false when disabled */
+    public boolean knowsStore() {
+        synchronized (lock) {
+            return storeKnown;
+        }
+    }
+
+    /** @return whether there is a store at all */
+    public boolean enabled() {
+        return store != LayoutStore.DISABLED;
+    }
+
+    /**
      * @return a stored layout that the writer found newer than the one it was to save (another
      *     writer's), once: the caller merges it into the group's layout
      */

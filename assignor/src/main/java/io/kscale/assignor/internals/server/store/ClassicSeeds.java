@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * migration and keeps them from then on, since a multiple of its old count is a multiple of the
  * smaller T when the larger is a multiple of it.
  *
+ * <p><b>Untrusted.</b> A classic layout holds what members reported to their leader, and a broken
+ * or hostile member may have reported any T (issue 25). So a seed is taken only where it fits the
+ * topic: when a group first assigns the topic, the smallest T that is at most its partition count,
+ * divides it, and was seen with no more partitions than it has ({@link Seed#taskCountFor}); with
+ * none, the topic's T is its partition count, as without classic layouts.
+ *
  * <p>Used by the store's thread only; {@link #index()} returns an immutable copy.
  */
 final class ClassicSeeds {
@@ -50,33 +56,52 @@ final class ClassicSeeds {
     /** Longer keys are no group id of ours (Kafka bounds nothing, but a group id is short in practice). */
     private static final int MAX_GROUP_ID_BYTES = 4096;
 
-    /** The seed of one fingerprint: T, the partition count it was seen with, and the groups that hold it. */
+    /**
+     * The seeds of one fingerprint: every T the classic layouts hold for it, smallest first, each
+     * with the most partitions it was seen with and the groups that hold it.
+     */
     static final class Seed {
-        private final int taskCount;
-        private final int partitionCount;
-        private final List<String> groups;
+        private final SortedMap<Integer, Integer> partitionCounts;
+        private final SortedMap<Integer, List<String>> groups;
 
-        Seed(int taskCount, int partitionCount, List<String> groups) {
-            this.taskCount = taskCount;
-            this.partitionCount = partitionCount;
-            this.groups = List.copyOf(groups);
+        Seed(SortedMap<Integer, Integer> partitionCounts, SortedMap<Integer, List<String>> groups) {
+            this.partitionCounts = new TreeMap<>(partitionCounts);
+            SortedMap<Integer, List<String>> copy = new TreeMap<>();
+            groups.forEach((taskCount, names) -> copy.put(taskCount, List.copyOf(names)));
+            this.groups = copy;
         }
 
-        int taskCount() {
-            return taskCount;
+        /**
+         * The smallest T that fits a topic of {@code partitions} partitions (issue 25): at most the
+         * count and a divisor of it, seen with no more partitions than the topic has. A classic
+         * layout is what members reported to their leader: one that does not fit the topic is
+         * not believed.
+         *
+         * @return T, or 0 if none fits
+         */
+        int taskCountFor(int partitions) {
+            for (Map.Entry<Integer, Integer> candidate : partitionCounts.entrySet()) {
+                int taskCount = candidate.getKey();
+                if (taskCount <= partitions && partitions % taskCount == 0 && candidate.getValue() <= partitions) {
+                    return taskCount;
+                }
+            }
+            return 0;
         }
 
-        int partitionCount() {
-            return partitionCount;
+        /** @return the partition count T was seen with, at most */
+        int partitionCount(int taskCount) {
+            return partitionCounts.getOrDefault(taskCount, 0);
         }
 
-        List<String> groups() {
-            return groups;
+        /** @return the groups whose layouts hold T */
+        List<String> groups(int taskCount) {
+            return groups.getOrDefault(taskCount, List.of());
         }
 
         @Override
         public String toString() {
-            return "T=" + taskCount + " of " + groups;
+            return groups.toString();
         }
     }
 
@@ -156,11 +181,11 @@ final class ClassicSeeds {
         for (Map.Entry<Long, SortedMap<Integer, List<String>>> topic : groupsByCount.entrySet()) {
             SortedMap<Integer, List<String>> counts = topic.getValue();
             int smallest = counts.firstKey();
-            seeds.put(topic.getKey(), new Seed(smallest, partitionsByCount.get(topic.getKey()).get(smallest),
-                    counts.get(smallest)));
+            seeds.put(topic.getKey(), new Seed(new TreeMap<>(partitionsByCount.get(topic.getKey())), counts));
             if (counts.size() > 1 && warned.add(String.format("%016x %s", topic.getKey(), counts.keySet()))) {
                 log.warn("Classic layouts disagree on the task count of the topic with id fingerprint {}: {}. The "
-                        + "broker-side assignor keeps one T per topic for every group and seeds T={}, the smallest; "
+                        + "broker-side assignor keeps one T per topic for every group and seeds T={}, the smallest (if "
+                        + "it fits the topic's partition count; else the next smallest that does); "
                         + "groups that had another T regroup their keys once when they move to group.protocol=consumer.",
                         String.format("%016x", topic.getKey()), counts, smallest);
             }

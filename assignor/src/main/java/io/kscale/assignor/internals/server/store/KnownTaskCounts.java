@@ -56,7 +56,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Migration seeds.</b> For an id neither the log nor a proposal knows, a T found in the
  * classic assignor's layouts under the id's fingerprint ({@link ClassicSeeds}) is taken as if
- * this broker proposed it: {@link #lookup} answers it and the store writes it as the id's record.
+ * this broker proposed it, if it fits the topic's partition count: {@link #lookup} answers none
+ * stored, and {@link #propose}, which the assignor calls next with the partition count, records
+ * the seed instead of the proposal and the store writes it as the id's record.
  */
 final class KnownTaskCounts {
 
@@ -144,20 +146,8 @@ final class KnownTaskCounts {
         if (unreadable.contains(topicId) || !caughtUp()) {
             return TaskCount.notYetKnown();
         }
-        ClassicSeeds.Seed seed = seeds.get(ClassicSeeds.fingerprint(topicId));
-        if (seed == null) {
-            return TaskCount.noneStored();
-        }
-        Entry seeded = new Entry(seed.taskCount(), seed.partitionCount(), time.milliseconds(), Source.PROPOSED, 0);
-        Entry known = entries.putIfAbsent(topicId, seeded);
-        if (known == null) {
-            toWrite.add(topicId);
-            seededTopics.incrementAndGet();
-            log.info("Topic id {}: T={} from the classic assignor's layout of group(s) {}; recording it as the "
-                    + "topic's task count", topicId, seed.taskCount(), seed.groups());
-            known = seeded;
-        }
-        return TaskCount.known(known.taskCount);
+        // A migration seed, if any, is taken by propose, which knows the topic's partition count.
+        return TaskCount.noneStored();
     }
 
     int propose(Uuid topicId, int proposed, int partitionCount) {
@@ -167,18 +157,32 @@ final class KnownTaskCounts {
             return proposed;
         }
         int count = partitionCount >= 0 && partitionCount <= TopicLayout.MAX_COUNT ? partitionCount : 0;
-        Entry mine = new Entry(proposed, count, time.milliseconds(), Source.PROPOSED, 0);
+        ClassicSeeds.Seed seed = seeds.get(ClassicSeeds.fingerprint(topicId));
+        int seeded = seed == null || count == 0 ? 0 : seed.taskCountFor(count);
+        if (seed != null && seeded == 0) {
+            log.warn("Topic id {} ({} partitions): not seeding T from the classic assignor's layouts {}: none fits the "
+                    + "partition count (T at most the count and a divisor of it, seen with no more partitions). T is "
+                    + "{}, as without classic layouts; a group that ran the classic assignor on it regroups its keys "
+                    + "once.", topicId, partitionCount, seed, proposed);
+        }
+        Entry mine = seeded > 0 ? new Entry(seeded, seed.partitionCount(seeded), time.milliseconds(), Source.PROPOSED, 0)
+                : new Entry(proposed, count, time.milliseconds(), Source.PROPOSED, 0);
         Entry known = entries.putIfAbsent(topicId, mine);
         if (known != null) {
             return known.taskCount;
         }
+        if (seeded > 0) {
+            seededTopics.incrementAndGet();
+            log.info("Topic id {}: T={} from the classic assignor's layout of group(s) {}; recording it as the "
+                    + "topic's task count", topicId, seeded, seed.groups(seeded));
+        }
         if (unreadable.contains(topicId)) {
             log.error("Topic id {}: T={} proposed although the id's stored record is unreadable; not writing it",
-                    topicId, proposed);
-            return proposed;
+                    topicId, mine.taskCount);
+            return mine.taskCount;
         }
         toWrite.add(topicId);
-        return proposed;
+        return mine.taskCount;
     }
 
     /**

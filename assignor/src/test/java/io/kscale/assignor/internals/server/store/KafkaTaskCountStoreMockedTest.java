@@ -252,11 +252,37 @@ class KafkaTaskCountStoreMockedTest {
 
         harness.step();
 
+        assertThat(taskCountFor(ORDERS, 16)).isEqualTo(4);
         assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
         assertThat(store.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
         assertThat(store.seededTopics()).isEqualTo(1);
         harness.step();
         assertThat(harness.written()).containsExactly(ORDERS + " -> 4");
+    }
+
+    /**
+     * Issue 25, finding 6: a classic layout is what members reported to their leader, so a poisoned
+     * one seeded its T for every group of the cluster. Now a seed must fit the topic's real
+     * partition count (T at most the count and a divisor of it, and no more partitions than the
+     * topic has), checked when a group first assigns the topic; an inconsistent T is skipped for
+     * the next smallest, or the topic gets its partition count as T as without classic layouts.
+     */
+    @Test
+    void shouldSeedOnlyATaskCountConsistentWithTheTopicsPartitionCount() {
+        harness.createClassicTopic();
+        long orders = ClassicSeeds.fingerprint(ORDERS);
+        long payments = ClassicSeeds.fingerprint(PAYMENTS);
+        harness.appendClassic("orders-app", GroupLayout.of(3, List.of(TopicLayout.of("orders", 4, 8).withTopicId(orders))));
+        harness.appendClassic("broken-app", GroupLayout.of(9, List.of(TopicLayout.of("orders", 3, 3).withTopicId(orders),
+                TopicLayout.of("payments", TopicLayout.MAX_COUNT, TopicLayout.MAX_COUNT).withTopicId(payments))));
+
+        harness.step();
+
+        assertThat(taskCountFor(ORDERS, 8)).as("3 does not divide 8: the next smallest").isEqualTo(4);
+        assertThat(taskCountFor(PAYMENTS, 4)).as("2^20 partitions where there are 4: no seed").isEqualTo(4);
+        assertThat(store.seededTopics()).isEqualTo(1);
+        harness.step();
+        assertThat(harness.written()).containsExactlyInAnyOrder(ORDERS + " -> 4", PAYMENTS + " -> 4");
     }
 
     @Test
@@ -282,7 +308,7 @@ class KafkaTaskCountStoreMockedTest {
 
         harness.step();
 
-        assertThat(store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(taskCountFor(ORDERS, 8)).isEqualTo(4);
     }
 
     @Test
@@ -301,9 +327,8 @@ class KafkaTaskCountStoreMockedTest {
 
         two.step();
 
-        assertThat(two.store.lookup(ORDERS)).as("smallest across the topics").hasToString(TaskCount.known(4).toString());
-        assertThat(two.store.lookup(PAYMENTS)).as("only in the group's own topic")
-                .hasToString(TaskCount.known(6).toString());
+        assertThat(taskCountFor(two.store, ORDERS, 16)).as("smallest across the topics").isEqualTo(4);
+        assertThat(taskCountFor(two.store, PAYMENTS, 12)).as("only in the group's own topic").isEqualTo(6);
     }
 
     @Test
@@ -321,7 +346,7 @@ class KafkaTaskCountStoreMockedTest {
                 List.of(TopicLayout.of("orders", 4, 16).withTopicId(ClassicSeeds.fingerprint(ORDERS)))));
         two.step();
 
-        assertThat(two.store.lookup(ORDERS)).hasToString(TaskCount.known(4).toString());
+        assertThat(taskCountFor(two.store, ORDERS, 16)).isEqualTo(4);
     }
 
     @Test
@@ -342,8 +367,8 @@ class KafkaTaskCountStoreMockedTest {
 
         two.step();
 
-        assertThat(two.store.lookup(ORDERS)).as("the same group id's layout in the other topic stays")
-                .hasToString(TaskCount.known(8).toString());
+        assertThat(taskCountFor(two.store, ORDERS, 16)).as("the same group id's layout in the other topic stays")
+                .isEqualTo(8);
     }
 
     @Test
@@ -463,5 +488,19 @@ class KafkaTaskCountStoreMockedTest {
         assertThat(store.lookup(ORDERS)).hasToString(TaskCount.notYetKnown().toString());
         assertThat(harness.consumer.closed()).isTrue();
         assertThat(harness.producer.closed()).isTrue();
+    }
+
+    /** The T a group gets for a topic of so many partitions, asked as the broker-side assignor asks (SubscribedTopics). */
+    private int taskCountFor(Uuid topic, int partitions) {
+        return taskCountFor(store, topic, partitions);
+    }
+
+    private static int taskCountFor(KafkaTaskCountStore store, Uuid topic, int partitions) {
+        TaskCount answer = store.lookup(topic);
+        if (answer.isKnown()) {
+            return answer.taskCount();
+        }
+        assertThat(answer.isNoneStored()).as("answer for %s: %s", topic, answer).isTrue();
+        return store.propose(topic, partitions, partitions);
     }
 }

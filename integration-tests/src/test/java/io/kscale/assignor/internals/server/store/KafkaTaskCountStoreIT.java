@@ -118,6 +118,9 @@ class KafkaTaskCountStoreIT {
 
         KafkaTaskCountStore seeded = loaded(store(cluster, topic, classicTopic));
 
+        // As the assignor asks: none stored, then a proposal with the partition count, which the seed fits.
+        assertThat(seeded.lookup(orders)).hasToString(TaskCount.noneStored().toString());
+        assertThat(seeded.propose(orders, 8, 8)).isEqualTo(4);
         assertThat(seeded.lookup(orders)).hasToString(TaskCount.known(4).toString());
         assertThat(seeded.lookup(PAYMENTS)).hasToString(TaskCount.noneStored().toString());
         assertThat(seeded.seededTopics()).isEqualTo(1);
