@@ -15,8 +15,6 @@ import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.Measurable;
 import org.apache.kafka.common.metrics.Monitorable;
 import org.apache.kafka.common.metrics.PluginMetrics;
-import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,13 +111,13 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     /** Source of one seed per topic; guarded by itself, used only when a topic is first seen. */
     private final SplittableRandom seeds;
     private final TopicStickiness.SwitchListener switches;
-    private final Time time;
+    private final MonotonicClock clock;
     /**
      * Guards metric registration and removal, sweeps, and the bookkeeping fields of each
      * {@link TopicState}; never taken per record. Sweeps only try it, so a switch never waits.
      */
     private final ReentrantLock housekeeping = new ReentrantLock();
-    /** When the next sweep is due, on {@link Time#hiResClockMs()}: monotonic, unlike wall-clock time. */
+    /** When the next sweep is due, on {@link #clock}. */
     private volatile long nextSweepMs;
     private volatile PluginMetrics pluginMetrics;
 
@@ -132,7 +130,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
 
     /** Creates the partitioner; the producer then calls {@link #configure}. */
     public UniformStickyBytesPartitioner() {
-        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE, Time.SYSTEM);
+        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE, MonotonicClock.SYSTEM);
     }
 
     /**
@@ -142,7 +140,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      * @param listener told about every switch, on the switching thread
      */
     UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener) {
-        this(seeds, listener, Time.SYSTEM);
+        this(seeds, listener, MonotonicClock.SYSTEM);
     }
 
     /**
@@ -150,13 +148,13 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      *
      * @param seeds source of each topic's seed
      * @param listener told about every switch, on the switching thread
-     * @param time the clock of the idle-topic sweeps
+     * @param clock the clock of the idle-topic sweeps
      */
-    UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener, Time time) {
+    UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener, MonotonicClock clock) {
         this.seeds = seeds;
         this.switches = new SweepAfterSwitch(listener);
-        this.time = time;
-        this.nextSweepMs = time.hiResClockMs();
+        this.clock = clock;
+        this.nextSweepMs = clock.millis();
     }
 
     /**
@@ -184,7 +182,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     @Override
     public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes, Cluster cluster) {
         if (keyBytes != null && !ignoreKeys) {
-            return Utils.toPositive(Utils.murmur2(keyBytes)) % partitionCount(topic, cluster);
+            return Murmur2.partition(keyBytes, partitionCount(topic, cluster));
         }
         long recordBytes = RECORD_OVERHEAD_BYTES
                 + (keyBytes == null ? 0L : keyBytes.length)
@@ -256,7 +254,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      * run per record: registering a new topic's metrics, and a sweep if one is due.
      */
     private int partitionOnNewMetadata(String topic, TopicState known, long recordBytes, Cluster cluster) {
-        long now = time.hiResClockMs();
+        long now = clock.millis();
         TopicState state = known != null ? known : topics.computeIfAbsent(topic, t -> newTopicState(t, cluster, now));
         int partition = state.stickiness.partition(recordBytes, state.view(cluster));
         if (known == null) {
@@ -404,7 +402,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
 
         @Override
         public void afterSwitch() {
-            sweepIfDue(time.hiResClockMs());
+            sweepIfDue(clock.millis());
         }
     }
 }
