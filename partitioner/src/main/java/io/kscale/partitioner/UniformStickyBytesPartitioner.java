@@ -256,6 +256,12 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         return topics.size();
     }
 
+    /** The cached view of {@code topic} in {@code cluster}, or null if none is cached (for tests). */
+    PartitionView cachedView(String topic, Cluster cluster) {
+        TopicState state = topics.get(topic);
+        return state == null ? null : state.viewIfCurrent(cluster);
+    }
+
     /** The algorithm behind {@code topic}, or null if it was never seen or was forgotten (for tests). */
     TopicStickiness stickiness(String topic) {
         TopicState state = topics.get(topic);
