@@ -349,33 +349,35 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         tags.put("topic", state.topic);
         TopicStickiness stickiness = state.stickiness;
         List<MetricName> added = new ArrayList<>(2);
-        addMetric(metrics, metrics.metricName(SWITCH_TOTAL_METRIC,
-                "Number of times the partitioner switched to another partition of the topic", tags),
-                (Measurable) (config, now) -> stickiness.switchCount(), added);
-        addMetric(metrics, metrics.metricName(CURRENT_PARTITION_METRIC,
-                "The partition records of the topic without a key go to now", tags),
-                (Gauge<Integer>) (config, now) -> stickiness.currentPartition(), added);
+        try {
+            added.add(addMetric(metrics, metrics.metricName(SWITCH_TOTAL_METRIC,
+                    "Number of times the partitioner switched to another partition of the topic", tags),
+                    (Measurable) (config, now) -> stickiness.switchCount()));
+            added.add(addMetric(metrics, metrics.metricName(CURRENT_PARTITION_METRIC,
+                    "The partition records of the topic without a key go to now", tags),
+                    (Gauge<Integer>) (config, now) -> stickiness.currentPartition()));
+        } catch (RuntimeException e) {
+            // The registry is closing (the producer closes it right after the partitioner), say.
+            log.warn("Could not register the partitioner's metrics of topic {}; it goes without them", state.topic, e);
+        }
         state.metricNames = List.copyOf(added);
     }
 
     /**
      * Adds one metric to the producer's registry, replacing one of the same name if there is one:
      * a metric of an earlier state of the topic that the registry refused to remove when the topic
-     * was forgotten (see {@link #removeMetrics}). If the registry refuses again (it is closing),
-     * the topic goes without that metric: logged, not thrown.
+     * was forgotten (see {@link #removeMetrics}).
+     *
+     * @return {@code name}
      */
-    private static void addMetric(PluginMetrics metrics, MetricName name, MetricValueProvider<?> value, List<MetricName> added) {
+    private static MetricName addMetric(PluginMetrics metrics, MetricName name, MetricValueProvider<?> value) {
         try {
-            try {
-                metrics.addMetric(name, value);
-            } catch (IllegalArgumentException alreadyThere) {
-                metrics.removeMetric(name);
-                metrics.addMetric(name, value);
-            }
-            added.add(name);
-        } catch (RuntimeException e) {
-            log.warn("Could not register metric {} of the partitioner; the topic goes without it", name, e);
+            metrics.addMetric(name, value);
+        } catch (IllegalArgumentException alreadyThere) {
+            metrics.removeMetric(name);
+            metrics.addMetric(name, value);
         }
+        return name;
     }
 
     /**
