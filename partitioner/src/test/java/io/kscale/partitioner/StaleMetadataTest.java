@@ -115,4 +115,49 @@ class StaleMetadataTest {
         send(eight);
         assertThat(partitioner.cachedView(TOPIC, sixteenAgain)).as("a newer Cluster is kept over an older one").isNotNull();
     }
+
+    /**
+     * The realistic case: a thread that fetched the metadata just before an 8 to 16 expansion
+     * places one record with the old view while the open stint is on a new partition. It cannot
+     * send there, so the stint ends; but no new partition may lose its turn for it (they were
+     * skipped up to the next old partition, each a stint behind for good): at the start of a later
+     * round, every partition has received the same bytes since the round it happened in began,
+     * give or take a carry (less than a record) at either end.
+     */
+    @Test
+    void shouldCostNoNewPartitionItsTurnWhenAThreadStillOnTheOldViewPlacesARecord() {
+        PartitionView eight = PartitionView.allAvailable(8);
+        PartitionView sixteen = PartitionView.allAvailable(16);
+        long base = StickyFixtures.seed("stale view in a round of 16");
+        for (int attempt = 0; attempt < 20; attempt++) {
+            TopicStickiness stickiness = new TopicStickiness(N, base + attempt, eight, TopicStickiness.SwitchListener.NONE);
+            long[] totals = new long[16];
+            for (int i = 0; i < 100; i++) {
+                totals[stickiness.partition(RECORD_BYTES, eight)] += RECORD_BYTES;
+            }
+            // Two full rounds of 16 after the expansion, then on to the start of a round.
+            for (int i = 0; i < 200 || stickiness.current().position != 0; i++) {
+                totals[stickiness.partition(RECORD_BYTES, sixteen)] += RECORD_BYTES;
+            }
+            long[] atRoundStart = totals.clone();
+            while (stickiness.currentPartition() < 8) {
+                totals[stickiness.partition(RECORD_BYTES, sixteen)] += RECORD_BYTES;
+            }
+            int stale = stickiness.partition(RECORD_BYTES, eight);
+            assertThat(stale).as("attempt %d: the stale record", attempt).isLessThan(8);
+            totals[stale] += RECORD_BYTES;
+            // Fifty rounds on, to the start of a round.
+            for (int i = 0; i < 50 * 16 * N / RECORD_BYTES || stickiness.current().position != 0; i++) {
+                totals[stickiness.partition(RECORD_BYTES, sixteen)] += RECORD_BYTES;
+            }
+
+            long[] since = new long[16];
+            for (int p = 0; p < 16; p++) {
+                since[p] = totals[p] - atRoundStart[p];
+            }
+            long spread = java.util.Arrays.stream(since).max().getAsLong() - java.util.Arrays.stream(since).min().getAsLong();
+            assertThat(spread).as("attempt %d: bytes per partition between two round starts, %s", attempt,
+                    java.util.Arrays.toString(since)).isLessThan(2L * RECORD_BYTES);
+        }
+    }
 }
