@@ -11,6 +11,7 @@ import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.member.MemberLayouts;
 import io.kscale.assignor.internals.store.StoreClients;
 import io.kscale.assignor.internals.store.TaskCountTopicReader;
+import io.kscale.assignor.internals.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,7 +38,6 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidGroupIdException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -249,7 +249,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     private final Consumer<K, V> consumer;
     private final long graceMs;
     private final long maxHoldMs;
-    private final Time time;
+    private final Clock time;
     private final BarrierMetrics metrics;
     /** The held partitions (each paused by the barrier) and their fetched records not returned yet. */
     private final Map<TopicPartition, Buffer<K, V>> buffers = new HashMap<>();
@@ -283,12 +283,12 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     private boolean warnedNoGroup;
     private boolean warnedNoLayout;
 
-    ExpansionBarrier(Consumer<K, V> consumer, ExpansionBarrierConfig config, Time time) {
+    ExpansionBarrier(Consumer<K, V> consumer, ExpansionBarrierConfig config, Clock time) {
         this(consumer, config, time, StoreClients.KAFKA);
     }
 
     /** @param storeClients the clients that read the task count topic on the consumer protocol (mocks in tests) */
-    ExpansionBarrier(Consumer<K, V> consumer, ExpansionBarrierConfig config, Time time, StoreClients storeClients) {
+    ExpansionBarrier(Consumer<K, V> consumer, ExpansionBarrierConfig config, Clock time, StoreClients storeClients) {
         this.consumer = Objects.requireNonNull(consumer, "consumer");
         this.graceMs = config.grace().toMillis();
         this.maxHoldMs = config.maxHold().toMillis();
@@ -377,7 +377,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
      * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is allowed if a value is invalid
      */
     public static <K, V> ExpansionBarrier<K, V> wrap(Consumer<K, V> consumer, Map<String, ?> configs) {
-        return new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(configs), Time.SYSTEM);
+        return new ExpansionBarrier<>(consumer, new ExpansionBarrierConfig(configs), Clock.SYSTEM);
     }
 
     /**

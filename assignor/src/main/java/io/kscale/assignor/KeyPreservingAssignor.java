@@ -14,6 +14,7 @@ import io.kscale.assignor.internals.store.KafkaLayoutStore;
 import io.kscale.assignor.internals.store.LayoutPersistence;
 import io.kscale.assignor.internals.store.LayoutStore;
 import io.kscale.assignor.internals.store.StoreAdvice;
+import io.kscale.assignor.internals.time.Clock;
 import io.kscale.assignor.internals.wire.AssignmentInfo;
 import io.kscale.assignor.internals.wire.MemberReport;
 import java.nio.ByteBuffer;
@@ -29,7 +30,6 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +85,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     private AssignorMetrics metrics = AssignorMetrics.detached();
     private LayoutPersistence persistence = LayoutPersistence.disabled(metrics);
     /** The leader's clock: follow-up deadlines, and when a missing topic is forgotten. */
-    private Time time = Time.SYSTEM;
+    private Clock time = Clock.SYSTEM;
     /** Thrown by {@link #assign} after its placement while set, to exercise the fallback (tests); null in use. */
     private Throwable placementFault;
     /** Present when the application registered a {@link TaskStateListener}: the member is stateful. */
@@ -122,7 +122,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
         if (config.layoutStoreEnabled() && !config.groupId().isEmpty()) {
             KafkaLayoutStore store = new KafkaLayoutStore(config.groupId(), config.layoutStoreTopic(),
                     config.layoutStoreReplicationFactor(), config.layoutStoreTimeout(), configs, STORE_ADVICE);
-            this.persistence = new LayoutPersistence(store, null, config.layoutStoreTimeout(), Time.SYSTEM, metrics,
+            this.persistence = new LayoutPersistence(store, null, config.layoutStoreTimeout(), Clock.SYSTEM, metrics,
                     "kscale-layout-store-" + config.clientId(), STORE_ADVICE);
         } else {
             this.persistence = LayoutPersistence.disabled(metrics);
@@ -277,7 +277,7 @@ public final class KeyPreservingAssignor implements ConsumerPartitionAssignor, C
     }
 
     /** Replaces the leader's clock, for follow-up deadlines and forgetting (tests, with a mock time). */
-    void time(Time time) {
+    void time(Clock time) {
         this.time = time;
     }
 }

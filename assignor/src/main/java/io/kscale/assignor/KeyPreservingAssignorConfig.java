@@ -7,6 +7,7 @@ import io.kscale.assignor.internals.leader.UnreadableStorePolicy;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.placement.PlacementSettings;
 import io.kscale.assignor.internals.store.StoreSettingValidators;
+import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.HashMap;
@@ -23,7 +24,6 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigDef.Width;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Settings of {@link KeyPreservingAssignor}, read from the consumer's own configuration (an
@@ -347,7 +347,17 @@ public final class KeyPreservingAssignorConfig {
         if (type == null) {
             return null;
         }
-        TaskStateListener listener = Utils.newInstance(type, TaskStateListener.class);
+        TaskStateListener listener;
+        try {
+            // The validator checked the type already.
+            listener = type.asSubclass(TaskStateListener.class).getDeclaredConstructor().newInstance();
+        } catch (InvocationTargetException e) {
+            throw new ConfigException(TASK_STATE_LISTENER_CONFIG, type.getName(),
+                    "its no-argument constructor threw " + e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new ConfigException(TASK_STATE_LISTENER_CONFIG, type.getName(),
+                    "must be a concrete public class with a public no-argument constructor (" + e + ")");
+        }
         if (listener instanceof Configurable) {
             ((Configurable) listener).configure(props);
         }

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
  * the shared internals (docs/architecture.md, "The rule"):
  * <pre>
  *   pure core          layout, placement                 no other kscale package
- *   shared internals   store, metrics, lifecycle         the pure core and each other
+ *   shared internals   store, metrics, lifecycle, time   the pure core and each other
  *   consumer adapter   leader, wire, member, barrier,    anything above, never the server adapter
  *                      the public consumer classes
  *   server adapter     server, KeyPreservingServerAssignor*   anything above, never the consumer adapter
@@ -42,7 +42,7 @@ class AdapterArchitectureTest {
     private static final String ROOT = "io.kscale.assignor";
     private static final String[] CORE = {ROOT + ".internals.layout..", ROOT + ".internals.placement.."};
     private static final String[] SHARED = {ROOT + ".internals.store..", ROOT + ".internals.metrics..",
-        ROOT + ".internals.lifecycle.."};
+        ROOT + ".internals.lifecycle..", ROOT + ".internals.time.."};
     private static final String[] CORE_AND_SHARED = concat(CORE, SHARED);
 
     /** The broker-side assignor's public classes: {@code KeyPreservingServerAssignor}, its config, their nested classes. */

@@ -112,6 +112,35 @@ class KeyPreservingAssignorConfigTest {
                 NamedListener.class)).taskStateListener()).isPresent();
     }
 
+    /** A listener class the assignor cannot build: its only constructor takes an argument. */
+    public static final class ListenerWithoutNoArgConstructor implements TaskStateListener {
+        public ListenerWithoutNoArgConstructor(String name) {
+        }
+
+        @Override
+        public Map<TaskRef, Long> lags() {
+            return Map.of();
+        }
+
+        @Override
+        public void onWarmup(java.util.Set<TaskRef> tasks) {
+        }
+
+        @Override
+        public void onDrop(java.util.Set<TaskRef> tasks) {
+        }
+    }
+
+    @Test
+    void shouldRejectAListenerClassWithoutANoArgConstructorNamingKeyAndClass() {
+        String key = KeyPreservingAssignorConfig.TASK_STATE_LISTENER_CONFIG;
+        assertThatThrownBy(() -> new KeyPreservingAssignorConfig(Map.of(key, ListenerWithoutNoArgConstructor.class)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(key)
+                .hasMessageContaining(ListenerWithoutNoArgConstructor.class.getName())
+                .hasMessageContaining("public no-argument constructor");
+    }
+
     @Test
     void shouldParseTaskCountsAndPolicyInAnyCase() {
         KeyPreservingAssignorConfig config = new KeyPreservingAssignorConfig(Map.of(

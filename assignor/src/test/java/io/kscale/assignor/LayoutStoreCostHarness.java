@@ -6,6 +6,7 @@ import io.kscale.assignor.internals.store.KafkaLayoutStore;
 import io.kscale.assignor.internals.store.LayoutPersistence;
 import io.kscale.assignor.internals.store.LayoutStore;
 import io.kscale.assignor.internals.store.StoreClients;
+import io.kscale.assignor.internals.time.Clock;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,7 +29,6 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * What the layout store costs the leader's rebalance, before and after issue 11, in one run (a
@@ -129,7 +129,7 @@ public final class LayoutStoreCostHarness {
         settings.put(KeyPreservingAssignorConfig.LAYOUT_STORE_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         GroupSimulator group = new GroupSimulator(RebalanceProtocol.COOPERATIVE, settings).topic(ORDERS, 4);
         KeyPreservingAssignor leader = group.join("a", ORDERS).assignor;
-        leader.time(Time.SYSTEM);
+        leader.time(Clock.SYSTEM);
         leader.layoutStore(store, writer);
         long start = System.nanoTime();
         group.rebalance();
@@ -236,7 +236,7 @@ public final class LayoutStoreCostHarness {
 
         KafkaLayoutStore store() {
             return new KafkaLayoutStore("cost-harness", PARTITION.topic(), (short) -1, Duration.ofSeconds(5),
-                    Map.of("bootstrap.servers", "127.0.0.1:9"), KeyPreservingAssignor.STORE_ADVICE, this, Time.SYSTEM);
+                    Map.of("bootstrap.servers", "127.0.0.1:9"), KeyPreservingAssignor.STORE_ADVICE, this, Clock.SYSTEM);
         }
 
         @Override

@@ -1,14 +1,14 @@
 package io.kscale.assignor;
 
+import io.kscale.assignor.internals.time.Clock;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.utils.Time;
 
 /**
- * A {@link Time} that moves only when a test moves it ({@link #sleep} advances it at once,
- * {@link #set} puts it at an instant), as Kafka's own {@code MockTime}, which ships in a
- * kafka-clients test jar that Maven Central does not serve. Nothing sleeps.
+ * A {@link Clock} that moves only when a test moves it ({@link #sleep} advances it at once,
+ * {@link #set} puts it at an instant), as Kafka's own {@code MockTime} does for its {@code Time}.
+ * Nothing sleeps.
  */
-public final class MockTime implements Time {
+public final class MockTime implements Clock {
 
     private long ms;
 
@@ -32,7 +32,7 @@ public final class MockTime implements Time {
         return TimeUnit.MILLISECONDS.toNanos(ms);
     }
 
-    @Override
+    /** Advances the clock by {@code ms} at once. */
     public void sleep(long ms) {
         this.ms += ms;
     }

@@ -71,7 +71,12 @@ import java.util.SplittableRandom;
  * everyone else, never its missed backlog. When the partition count grows, the next switch ends
  * this round early and continues in a spliced round: the partitions not yet visited in this round
  * plus the new ones, shuffled together, so new partitions get traffic from the next switch on
- * while the visited ones are not visited twice.
+ * while the visited ones are not visited twice. Sender threads do not see new metadata at once: a
+ * thread whose metadata predates the expansion cannot send to a new partition, but that does not
+ * cost the partition its turn (as a missing leader would): its stint, if open, ends owing what it
+ * did not take, and on that thread's walk a new partition is swapped with the next partition the
+ * thread can use, so it stays in the round; only if none of the round's rest is usable is it owed
+ * one stint, which its next visit adds to its target.
  *
  * <h2>Concurrency</h2>
  * A round is walked by one thread at a time: only the thread that closed the current stint
@@ -160,6 +165,15 @@ final class StickyRound {
             int partition = round.order[index];
             long carry = round.startCarries[partition];
             if (!view.isAvailable(partition)) {
+                if (partition >= view.partitionCount()) {
+                    // Not in the caller's metadata yet (fetched before an expansion): the partition
+                    // keeps its turn, later in this round or, if none of the rest is offered, as
+                    // one stint owed (at most one) that its next visit adds to its target.
+                    if (round.postpone(index, view)) {
+                        continue; // a partition this view offers is at index now
+                    }
+                    round.carries[partition] = Math.max(carry - stickyBytes, -stickyBytes);
+                }
                 index++;
             } else if (carry >= stickyBytes) {
                 round.carries[partition] = carry - stickyBytes;
@@ -168,6 +182,27 @@ final class StickyRound {
                 return new Stint(partition, stickyBytes - carry, carry, sequence, round, index);
             }
         }
+    }
+
+    /**
+     * Keeps the partition at {@code index}, which {@code view} does not know yet (the caller's
+     * metadata predates an expansion), in this round for a caller that knows it: swaps it with the
+     * first later partition that {@code view} offers. Skipping it instead cost it its turn, one
+     * stint for good, and every new partition up to the next old one with it. Only the switching
+     * thread writes the order, as it writes the carries.
+     *
+     * @return false if no later partition is offered by {@code view} (then it is owed a stint)
+     */
+    private boolean postpone(int index, PartitionView view) {
+        for (int later = index + 1; later < order.length; later++) {
+            if (view.isAvailable(order[later])) {
+                int postponed = order[index];
+                order[index] = order[later];
+                order[later] = postponed;
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The full round after this one (all its visits are over). */

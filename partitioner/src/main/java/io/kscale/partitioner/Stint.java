@@ -97,9 +97,29 @@ final class Stint extends StintCounter {
         return true;
     }
 
-    /** True if the stint was closed early, false if it reached its target or is still open. */
+    /**
+     * Closes the stint now, whatever it admitted so far, unless it is closed already, keeping what
+     * the partition is still owed: for a caller whose metadata is older than this stint's round and
+     * lacks its partition (a thread that fetched the metadata just before an expansion). The
+     * partition is fine, only the caller cannot send to it, so unlike {@link #closeEarly} nothing
+     * is forgiven: the partition's next stint is longer by the bytes this one did not take, at most
+     * N (see {@link #carryAfter}).
+     *
+     * @return true if this call closed the stint (the caller must switch), false if a record or
+     *     another call had closed it
+     */
+    boolean closeOwed() {
+        long before = (long) OFFERED.getAndAdd(this, target);
+        if (before >= target) {
+            return false;
+        }
+        TOTAL.setRelease(this, before | CLOSED_OWED);
+        return true;
+    }
+
+    /** True if the stint was closed before its target ({@link #closeEarly} or {@link #closeOwed}). */
     boolean closedEarly() {
-        return (total & CLOSED_EARLY) != 0;
+        return (total & (CLOSED_EARLY | CLOSED_OWED)) != 0;
     }
 
     /**
@@ -108,7 +128,7 @@ final class Stint extends StintCounter {
      */
     long bytes() {
         long closed = total;
-        return closed != OPEN ? closed & ~CLOSED_EARLY : offered;
+        return closed != OPEN ? closed & ~(CLOSED_EARLY | CLOSED_OWED) : offered;
     }
 
     /**
@@ -123,11 +143,19 @@ final class Stint extends StintCounter {
      * The partition's carry after this stint, once it closed: the overshoot,
      * {@code 0 <= carry < size of the last record}; or 0 if it closed early (the partition lost its
      * leader, so the bytes it still owed are forgiven: when it returns it takes an ordinary stint
-     * instead of its backlog).
+     * instead of its backlog); or, if it was closed owed ({@link #closeOwed}), minus the bytes it
+     * did not take, at most one stint of N: {@code -N <= carry < 0}.
      */
     long carryAfter() {
         long closed = total;
-        return (closed & CLOSED_EARLY) != 0 ? 0 : closed - target;
+        if ((closed & CLOSED_EARLY) != 0) {
+            return 0;
+        }
+        if ((closed & CLOSED_OWED) != 0) {
+            long stickyBytes = target + carryBefore;
+            return Math.max((closed & ~CLOSED_OWED) - target, -stickyBytes);
+        }
+        return closed - target;
     }
 
     /**
@@ -151,7 +179,7 @@ final class Stint extends StintCounter {
     @Override
     public String toString() {
         return "Stint(#" + sequence + " p" + partition + " " + bytes() + "/" + target
-                + (closedEarly() ? " closed early" : "") + ")";
+                + ((total & CLOSED_OWED) != 0 ? " closed owed" : closedEarly() ? " closed early" : "") + ")";
     }
 }
 
@@ -224,6 +252,12 @@ abstract class StintCounter extends StintPadding {
      * leader or vanished from the metadata. Far above any real byte count (2^62 bytes is 4 EiB).
      */
     static final long CLOSED_EARLY = 1L << 62;
+
+    /**
+     * Set in {@link #total} when a stint ends before its target because its caller's metadata is
+     * older than the stint's round and lacks the partition; see {@link Stint#closeOwed}.
+     */
+    static final long CLOSED_OWED = 1L << 61;
 
     static final VarHandle OFFERED;
     static final VarHandle TOTAL;

@@ -6,12 +6,19 @@ import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.MetricName;
 
 /**
- * What {@link UniformStickyBytesPartitioner} keeps per topic: the algorithm, the partition view of
- * the last {@link Cluster} seen, the topic's metric names, and what the last idle sweep saw.
+ * What {@link UniformStickyBytesPartitioner} keeps per topic: the algorithm, the partition views of
+ * the last two {@link Cluster}s seen, the topic's metric names, and what the last idle sweep saw.
  *
  * <p>The view is cached per {@code Cluster} instance: the producer passes the same instance until
- * its metadata changes, so an identity check makes the lookup free per record. The instance is held
- * through a weak reference. A strong one kept a whole metadata snapshot alive per topic after the
+ * its metadata changes, so an identity check makes the lookup free per record. Two are kept, the
+ * newest and one before it, because sender threads do not switch to new metadata at once: a thread
+ * that fetched the {@code Cluster} before an update still passes the old one while others pass the
+ * new one. With one slot, each such call replaced the other thread's view, and every call of both
+ * rebuilt a view (an allocation, a clock read, a housekeeping attempt). Which of two views is
+ * newer, Kafka's public API does not say ({@code Cluster} carries no metadata version); partition
+ * counts only grow, so a view with fewer partitions than the newest is the older one, and
+ * otherwise the view seen last counts as the newest. A third {@code Cluster} evicts the older slot.
+ * Instances are held through weak references. A strong one kept a whole metadata snapshot alive per topic after the
  * producer had replaced it (issue 11: 5,000 rotating topics pinned 5,000 snapshots). Once the
  * producer lets go of a snapshot and it is collected, the next record of the topic rebuilds the view,
  * as it would for any new metadata.
@@ -25,7 +32,10 @@ final class TopicState {
 
     final String topic;
     final TopicStickiness stickiness;
+    /** The newest view seen. */
     private volatile CachedView cached;
+    /** The view seen before {@link #cached}, or one older than it that came later; may be null. */
+    private volatile CachedView previous;
 
     // The fields below are guarded by the partitioner's housekeeping lock.
 
@@ -50,22 +60,41 @@ final class TopicState {
     }
 
     /**
-     * The view of {@code cluster} if it is the {@code Cluster} last seen, else null. The per-record
-     * path: no allocation, no lock.
+     * The view of {@code cluster} if it is one of the two {@code Cluster}s cached, else null. The
+     * per-record path: no allocation, no lock; the second slot is read only when the first misses.
      */
     PartitionView viewIfCurrent(Cluster cluster) {
         CachedView last = cached;
-        return last.get() == cluster ? last.view : null;
+        if (last.get() == cluster) {
+            return last.view;
+        }
+        CachedView before = previous;
+        return before != null && before.get() == cluster ? before.view : null;
     }
 
-    /** The view of {@code cluster}, built and cached unless it is the {@code Cluster} last seen. */
+    /** The view of {@code cluster}, built and cached unless one of the two cached {@code Cluster}s is it. */
     PartitionView view(Cluster cluster) {
         PartitionView view = viewIfCurrent(cluster);
         if (view == null) {
             view = UniformStickyBytesPartitioner.viewOf(topic, cluster);
-            cached = new CachedView(cluster, view);
+            remember(new CachedView(cluster, view));
         }
         return view;
+    }
+
+    /**
+     * Caches {@code entry} as the newest view, the old newest moving to the second slot; or, if it
+     * has fewer partitions than the newest (so it is older, see the class comment), in the second
+     * slot. Synchronized so that two threads with new views do not lose one; a rare path.
+     */
+    private synchronized void remember(CachedView entry) {
+        CachedView newest = cached;
+        if (newest.get() != null && entry.view.partitionCount() < newest.view.partitionCount()) {
+            previous = entry;
+        } else {
+            previous = newest;
+            cached = entry;
+        }
     }
 
     /** Notes that a record of the topic was placed at {@code nowMs}. Caller holds the housekeeping lock. */

@@ -22,6 +22,8 @@ import java.lang.invoke.VarHandle;
  *   <li>The next partition differs from the current one whenever another one can take records.
  *   <li>Never returns a partition the caller's view does not offer: if the current partition lost
  *       its leader or is beyond the partition count, its stint ends before the record is placed.
+ *       A partition beyond the caller's count (its metadata predates an expansion) is not skipped
+ *       for that: it keeps its turn in the round, and its stint's shortfall is added to its next.
  * </ul>
  *
  * <h2>Design</h2>
@@ -128,8 +130,11 @@ final class TopicStickiness {
             Stint stint = current;
             if (!view.isAvailable(stint.partition)) {
                 // The leader is gone or the partition count shrank in this view: end the stint now
-                // rather than queue records for a partition that cannot take them.
-                if (stint.closeEarly()) {
+                // rather than queue records for a partition that cannot take them. A partition
+                // beyond this view's count is one this caller's metadata does not know yet (it
+                // was fetched before an expansion): the partition owes nothing, so it keeps its due.
+                boolean ended = stint.partition >= view.partitionCount() ? stint.closeOwed() : stint.closeEarly();
+                if (ended) {
                     switchFrom(stint, view);
                 } else {
                     awaitSwitch(stint, view);

@@ -1,10 +1,12 @@
 package io.kscale.partitioner;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.kafka.clients.producer.Partitioner;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -13,10 +15,9 @@ import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.Measurable;
+import org.apache.kafka.common.metrics.MetricValueProvider;
 import org.apache.kafka.common.metrics.Monitorable;
 import org.apache.kafka.common.metrics.PluginMetrics;
-import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.Utils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +61,10 @@ import org.slf4j.LoggerFactory;
  * state. As a {@link Monitorable}, the partitioner registers two metrics per topic in the
  * producer's registry (group {@code plugins}, tag {@code topic}): {@value #SWITCH_TOTAL_METRIC}
  * and {@value #CURRENT_PARTITION_METRIC}. The metrics are deliberately per topic, not per
- * partition, to keep their number small. {@link #close} removes them.
+ * partition, to keep their number small. {@link #close} removes them. Neither registering nor
+ * removing them makes {@link #partition} wait or throw: a new topic's metrics are registered by
+ * the thread that holds the housekeeping (never waited for), and a metric the registry refuses is
+ * logged and left out.
  *
  * <h2>Topics that go idle</h2>
  * A topic that received no record without a key for {@code metadata.max.idle.ms} (the producer's
@@ -113,13 +117,20 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     /** Source of one seed per topic; guarded by itself, used only when a topic is first seen. */
     private final SplittableRandom seeds;
     private final TopicStickiness.SwitchListener switches;
-    private final Time time;
+    private final MonotonicClock clock;
     /**
      * Guards metric registration and removal, sweeps, and the bookkeeping fields of each
-     * {@link TopicState}; never taken per record. Sweeps only try it, so a switch never waits.
+     * {@link TopicState}; never taken per record. {@link #partition} only tries it, so a record
+     * never waits for a sweep; {@link #close} and {@link #withPluginMetrics} wait.
      */
     private final ReentrantLock housekeeping = new ReentrantLock();
-    /** When the next sweep is due, on {@link Time#hiResClockMs()}: monotonic, unlike wall-clock time. */
+    /**
+     * New topics whose metrics are not registered yet: whoever holds {@link #housekeeping} next
+     * registers them, and a holder looks again after letting go (see {@link #housekeepIfDue}), so
+     * none is left waiting for a later trigger.
+     */
+    private final ConcurrentLinkedQueue<TopicState> unregistered = new ConcurrentLinkedQueue<>();
+    /** When the next sweep is due, on {@link #clock}. */
     private volatile long nextSweepMs;
     private volatile PluginMetrics pluginMetrics;
 
@@ -132,7 +143,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
 
     /** Creates the partitioner; the producer then calls {@link #configure}. */
     public UniformStickyBytesPartitioner() {
-        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE, Time.SYSTEM);
+        this(new SplittableRandom(), TopicStickiness.SwitchListener.NONE, MonotonicClock.SYSTEM);
     }
 
     /**
@@ -142,7 +153,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      * @param listener told about every switch, on the switching thread
      */
     UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener) {
-        this(seeds, listener, Time.SYSTEM);
+        this(seeds, listener, MonotonicClock.SYSTEM);
     }
 
     /**
@@ -150,13 +161,13 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
      *
      * @param seeds source of each topic's seed
      * @param listener told about every switch, on the switching thread
-     * @param time the clock of the idle-topic sweeps
+     * @param clock the clock of the idle-topic sweeps
      */
-    UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener, Time time) {
+    UniformStickyBytesPartitioner(SplittableRandom seeds, TopicStickiness.SwitchListener listener, MonotonicClock clock) {
         this.seeds = seeds;
         this.switches = new SweepAfterSwitch(listener);
-        this.time = time;
-        this.nextSweepMs = time.hiResClockMs();
+        this.clock = clock;
+        this.nextSweepMs = clock.millis();
     }
 
     /**
@@ -184,7 +195,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     @Override
     public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes, Cluster cluster) {
         if (keyBytes != null && !ignoreKeys) {
-            return Utils.toPositive(Utils.murmur2(keyBytes)) % partitionCount(topic, cluster);
+            return Murmur2.partition(keyBytes, partitionCount(topic, cluster));
         }
         long recordBytes = RECORD_OVERHEAD_BYTES
                 + (keyBytes == null ? 0L : keyBytes.length)
@@ -208,6 +219,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
                 removeMetrics(state);
             }
             topics.clear();
+            unregistered.clear();
             // Let go of the producer's registry, and register nothing in it should a record still come.
             pluginMetrics = null;
         } finally {
@@ -244,6 +256,12 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         return topics.size();
     }
 
+    /** The cached view of {@code topic} in {@code cluster}, or null if none is cached (for tests). */
+    PartitionView cachedView(String topic, Cluster cluster) {
+        TopicState state = topics.get(topic);
+        return state == null ? null : state.viewIfCurrent(cluster);
+    }
+
     /** The algorithm behind {@code topic}, or null if it was never seen or was forgotten (for tests). */
     TopicStickiness stickiness(String topic) {
         TopicState state = topics.get(topic);
@@ -253,23 +271,17 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     /**
      * The unkeyed path's rare case: the first record of a topic (no {@code known} state), or the
      * first since the producer's metadata changed. Places the record first, then does what must not
-     * run per record: registering a new topic's metrics, and a sweep if one is due.
+     * run per record: registering a new topic's metrics, and a sweep if one is due; both only if
+     * no other thread holds the housekeeping (that thread then does them).
      */
     private int partitionOnNewMetadata(String topic, TopicState known, long recordBytes, Cluster cluster) {
-        long now = time.hiResClockMs();
+        long now = clock.millis();
         TopicState state = known != null ? known : topics.computeIfAbsent(topic, t -> newTopicState(t, cluster, now));
         int partition = state.stickiness.partition(recordBytes, state.view(cluster));
         if (known == null) {
-            housekeeping.lock();
-            try {
-                // After the record: the first sweep must not take the first record for a later one.
-                state.markActive(now);
-                registerMetrics(state);
-            } finally {
-                housekeeping.unlock();
-            }
+            unregistered.add(state);
         }
-        sweepIfDue(now);
+        housekeepIfDue(now);
         return partition;
     }
 
@@ -283,21 +295,29 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
     }
 
     /**
-     * Forgets the topics idle for {@link #idleMs}, if a sweep is due and no other thread holds the
-     * housekeeping lock (then that thread sweeps, or registers a topic and the next trigger sweeps).
-     * Never throws: it runs after a record was placed.
+     * Registers the metrics of new topics, and forgets the topics idle for {@link #idleMs} if a
+     * sweep is due; unless another thread holds the housekeeping lock, which then does both: it
+     * looks for new topics again after letting go, so a topic queued while it held the lock is
+     * registered by it or by the queuing thread. Never waits, never throws: it runs after a record
+     * was placed, inside the caller's {@code send()}.
      */
-    private void sweepIfDue(long now) {
-        if (now - nextSweepMs < 0 || !housekeeping.tryLock()) {
-            return;
-        }
-        try {
-            if (now - nextSweepMs >= 0) {
-                nextSweepMs = now + sweepIntervalMs;
-                forgetIdleTopics(now);
+    private void housekeepIfDue(long now) {
+        while ((!unregistered.isEmpty() || now - nextSweepMs >= 0) && housekeeping.tryLock()) {
+            try {
+                for (TopicState state; (state = unregistered.poll()) != null; ) {
+                    // Its first record was placed before it was queued: a clock read now dates that
+                    // record no earlier than it came (this thread's `now` may be older), so the topic
+                    // is never forgotten early.
+                    state.markActive(clock.millis());
+                    registerMetrics(state);
+                }
+                if (now - nextSweepMs >= 0) {
+                    nextSweepMs = now + sweepIntervalMs;
+                    forgetIdleTopics(now);
+                }
+            } finally {
+                housekeeping.unlock();
             }
-        } finally {
-            housekeeping.unlock();
         }
     }
 
@@ -315,7 +335,11 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         }
     }
 
-    /** Registers the metrics of {@code state} unless they are registered or the topic was forgotten. Caller holds the lock. */
+    /**
+     * Registers the metrics of {@code state} unless they are registered or the topic was forgotten.
+     * Caller holds the lock. Never throws (see {@link #addMetric}): a metric the registry refuses
+     * is left out and logged.
+     */
     private void registerMetrics(TopicState state) {
         PluginMetrics metrics = pluginMetrics;
         if (metrics == null || !state.metricNames.isEmpty() || topics.get(state.topic) != state) {
@@ -324,19 +348,43 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("topic", state.topic);
         TopicStickiness stickiness = state.stickiness;
-        MetricName switchTotal = metrics.metricName(SWITCH_TOTAL_METRIC,
-                "Number of times the partitioner switched to another partition of the topic", tags);
-        MetricName currentPartition = metrics.metricName(CURRENT_PARTITION_METRIC,
-                "The partition records of the topic without a key go to now", tags);
-        metrics.addMetric(switchTotal, (Measurable) (config, now) -> stickiness.switchCount());
-        metrics.addMetric(currentPartition, (Gauge<Integer>) (config, now) -> stickiness.currentPartition());
-        state.metricNames = List.of(switchTotal, currentPartition);
+        List<MetricName> added = new ArrayList<>(2);
+        try {
+            added.add(addMetric(metrics, metrics.metricName(SWITCH_TOTAL_METRIC,
+                    "Number of times the partitioner switched to another partition of the topic", tags),
+                    (Measurable) (config, now) -> stickiness.switchCount()));
+            added.add(addMetric(metrics, metrics.metricName(CURRENT_PARTITION_METRIC,
+                    "The partition records of the topic without a key go to now", tags),
+                    (Gauge<Integer>) (config, now) -> stickiness.currentPartition()));
+        } catch (RuntimeException e) {
+            // The registry is closing (the producer closes it right after the partitioner), say.
+            log.warn("Could not register the partitioner's metrics of topic {}; it goes without them", state.topic, e);
+        }
+        state.metricNames = List.copyOf(added);
+    }
+
+    /**
+     * Adds one metric to the producer's registry, replacing one of the same name if there is one:
+     * a metric of an earlier state of the topic that the registry refused to remove when the topic
+     * was forgotten (see {@link #removeMetrics}).
+     *
+     * @return {@code name}
+     */
+    private static MetricName addMetric(PluginMetrics metrics, MetricName name, MetricValueProvider<?> value) {
+        try {
+            metrics.addMetric(name, value);
+        } catch (IllegalArgumentException alreadyThere) {
+            metrics.removeMetric(name);
+            metrics.addMetric(name, value);
+        }
+        return name;
     }
 
     /**
      * Removes the metrics of {@code state}. Caller holds the lock. A registry that refuses (the
      * producer closes it right after the partitioner) is logged, not thrown: a sweep runs after a
-     * record was placed, inside the caller's {@code send()}.
+     * record was placed, inside the caller's {@code send()}. A metric left behind so is replaced
+     * if the topic comes back (see {@link #addMetric}).
      */
     private void removeMetrics(TopicState state) {
         PluginMetrics metrics = pluginMetrics;
@@ -404,7 +452,7 @@ public final class UniformStickyBytesPartitioner implements Partitioner, Monitor
 
         @Override
         public void afterSwitch() {
-            sweepIfDue(time.hiResClockMs());
+            housekeepIfDue(clock.millis());
         }
     }
 }

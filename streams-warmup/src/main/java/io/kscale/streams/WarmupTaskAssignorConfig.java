@@ -1,7 +1,6 @@
 package io.kscale.streams;
 
 import java.util.Map;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -66,7 +65,7 @@ public final class WarmupTaskAssignorConfig {
         }
         this.applicationId = application == null ? "" : application.toString();
         // The main consumer's client.id (<client.id>-StreamThread-<n>-consumer): its close ends the metrics.
-        Object client = props.get(CommonClientConfigs.CLIENT_ID_CONFIG);
+        Object client = props.get(ConsumerConfig.CLIENT_ID_CONFIG);
         this.clientId = client == null ? "" : client.toString();
     }
 

@@ -1,16 +1,12 @@
 package io.kscale.assignor.internals.metrics;
 
 import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
+import io.kscale.assignor.internals.time.Clock;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.JmxReporter;
-import org.apache.kafka.common.metrics.KafkaMetricsContext;
-import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.Sensor;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The assignor's metrics, in JMX as {@code kscale.assignor:type=key-preserving-assignor,client-id=...}.
@@ -51,7 +47,7 @@ public final class AssignorMetrics {
     /** When this member last stored the layout, epoch ms; -1 before its first successful save. */
     private volatile long lastStoreSuccessMs = -1;
     /** The clock of {@link #lastStoreSuccessMs}: the leader's. */
-    private volatile Time storeClock = Time.SYSTEM;
+    private volatile Clock storeClock = Clock.SYSTEM;
     /** What the last assignment this member computed as leader warms up; one value, so gauges never mix two. */
     private volatile Warmups warmups = new Warmups(0, 0, 0);
     /** Topics the last assignment this member computed as leader held back, and ran on a provisional T. */
@@ -173,7 +169,7 @@ public final class AssignorMetrics {
         layoutStoreFailures.record();
     }
 
-    public void layoutStoreSaved(Time clock) {
+    public void layoutStoreSaved(Clock clock) {
         storeClock = clock;
         lastStoreSuccessMs = clock.milliseconds();
     }
@@ -284,8 +280,7 @@ public final class AssignorMetrics {
 
         public synchronized Metrics acquire(String user) {
             if (metrics == null) {
-                metrics = jmxPrefix == null ? new Metrics() : new Metrics(new MetricConfig(),
-                        List.of(new JmxReporter()), Time.SYSTEM, new KafkaMetricsContext(jmxPrefix));
+                metrics = jmxPrefix == null ? new Metrics() : JmxMetrics.registry(jmxPrefix);
             }
             users.merge(user, 1, Integer::sum);
             return metrics;

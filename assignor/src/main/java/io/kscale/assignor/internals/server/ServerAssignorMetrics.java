@@ -1,16 +1,12 @@
 package io.kscale.assignor.internals.server;
 
-import java.util.List;
+import io.kscale.assignor.internals.metrics.JmxMetrics;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
-import org.apache.kafka.common.metrics.JmxReporter;
-import org.apache.kafka.common.metrics.KafkaMetricsContext;
 import org.apache.kafka.common.metrics.Measurable;
-import org.apache.kafka.common.metrics.MetricConfig;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * What the broker-side assignor counts, for every group it serves: counters and gauges updated
@@ -55,8 +51,7 @@ public final class ServerAssignorMetrics implements TaskCountStoreEvents {
      */
     public static ServerAssignorMetrics registered(IntSupplier heldTopics) {
         ServerAssignorMetrics metrics = new ServerAssignorMetrics(heldTopics);
-        Metrics registry = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM,
-                new KafkaMetricsContext(JMX_PREFIX));
+        Metrics registry = JmxMetrics.registry(JMX_PREFIX);
         metrics.register(registry, "assignments-total", "assign() calls", metrics::assignmentsTotal);
         metrics.register(registry, "assignment-fallbacks-total", "assignments that kept the current targets after an "
                 + "unexpected failure (logged at ERROR)", metrics::assignmentFallbacksTotal);

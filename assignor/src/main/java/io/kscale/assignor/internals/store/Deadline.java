@@ -1,8 +1,8 @@
 package io.kscale.assignor.internals.store;
 
+import io.kscale.assignor.internals.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * The end of a time budget that several blocking steps share: each asks what is left, so the
@@ -11,10 +11,10 @@ import org.apache.kafka.common.utils.Time;
  */
 public final class Deadline {
 
-    private final Time time;
+    private final Clock time;
     private final long endNanos;
 
-    private Deadline(Time time, long endNanos) {
+    private Deadline(Clock time, long endNanos) {
         this.time = time;
         this.endNanos = endNanos;
     }
@@ -24,7 +24,7 @@ public final class Deadline {
      * @param budget the time the steps may take together
      * @return the deadline {@code budget} from now
      */
-    public static Deadline after(Time time, Duration budget) {
+    public static Deadline after(Clock time, Duration budget) {
         long now = time.nanoseconds();
         long budgetNanos = budget.toNanos();
         return new Deadline(time, budgetNanos > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + budgetNanos);

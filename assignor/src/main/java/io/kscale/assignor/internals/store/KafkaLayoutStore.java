@@ -4,6 +4,7 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.LayoutCodec;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
+import io.kscale.assignor.internals.time.Clock;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,7 +20,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -47,7 +47,6 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,9 +123,9 @@ public final class KafkaLayoutStore implements LayoutStore {
             ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG,
             ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
             ConsumerConfig.INTERCEPTOR_CLASSES_CONFIG,
-            CommonClientConfigs.METRIC_REPORTER_CLASSES_CONFIG,
+            ConsumerConfig.METRIC_REPORTER_CLASSES_CONFIG,
             ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-            CommonClientConfigs.CLIENT_ID_CONFIG,
+            ConsumerConfig.CLIENT_ID_CONFIG,
             AbstractConfig.CONFIG_PROVIDERS_CONFIG);
 
     /**
@@ -152,7 +151,7 @@ public final class KafkaLayoutStore implements LayoutStore {
     private final Map<String, Object> adminSettings;
     private final Map<String, Object> producerSettings;
     private final StoreClients clients;
-    private final Time time;
+    private final Clock time;
     private final StoreAdvice advice;
     private final LayoutTopicReader reader;
     private final AtomicLong failures = new AtomicLong();
@@ -181,12 +180,12 @@ public final class KafkaLayoutStore implements LayoutStore {
      */
     public KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
                      Map<String, ?> consumerConfigs, StoreAdvice advice) {
-        this(groupId, topic, replicationFactor, timeout, consumerConfigs, advice, StoreClients.KAFKA, Time.SYSTEM);
+        this(groupId, topic, replicationFactor, timeout, consumerConfigs, advice, StoreClients.KAFKA, Clock.SYSTEM);
     }
 
     /** As above, with the clients and the clock given (tests: mock clients). */
     public KafkaLayoutStore(String groupId, String topic, short replicationFactor, Duration timeout,
-                     Map<String, ?> consumerConfigs, StoreAdvice advice, StoreClients clients, Time time) {
+                     Map<String, ?> consumerConfigs, StoreAdvice advice, StoreClients clients, Clock time) {
         Objects.requireNonNull(groupId, "groupId");
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(timeout, "timeout");
@@ -540,12 +539,12 @@ public final class KafkaLayoutStore implements LayoutStore {
                 settings.put(name, entry.getValue());
             }
         }
-        settings.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientIdPrefix(consumerConfigs) + CLIENT_ID_SUFFIX);
+        settings.put(ConsumerConfig.CLIENT_ID_CONFIG, clientIdPrefix(consumerConfigs) + CLIENT_ID_SUFFIX);
         return settings;
     }
 
     private static String clientIdPrefix(Map<String, ?> consumerConfigs) {
-        Object clientId = consumerConfigs.get(CommonClientConfigs.CLIENT_ID_CONFIG);
+        Object clientId = consumerConfigs.get(ConsumerConfig.CLIENT_ID_CONFIG);
         String prefix = clientId == null ? "" : clientId.toString().trim();
         return prefix.isEmpty() ? DEFAULT_CLIENT_ID : prefix;
     }

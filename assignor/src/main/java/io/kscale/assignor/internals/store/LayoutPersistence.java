@@ -4,6 +4,7 @@ import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.ProvisionalTopics;
 import io.kscale.assignor.internals.lifecycle.ConsumerCloseWatch;
 import io.kscale.assignor.internals.metrics.AssignorMetrics;
+import io.kscale.assignor.internals.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -13,7 +14,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,7 +87,7 @@ public final class LayoutPersistence {
     private final Executor givenWriter;
     private final String threadName;
     private final Duration budget;
-    private final Time time;
+    private final Clock time;
     private final AssignorMetrics metrics;
     private final StoreAdvice advice;
 
@@ -113,7 +113,7 @@ public final class LayoutPersistence {
      * @param threadName the name of the own writer thread
      * @param advice how the WARNs name the owner's settings
      */
-    public LayoutPersistence(LayoutStore store, Executor writer, Duration budget, Time time, AssignorMetrics metrics,
+    public LayoutPersistence(LayoutStore store, Executor writer, Duration budget, Clock time, AssignorMetrics metrics,
                       String threadName, StoreAdvice advice) {
         this.store = store;
         this.budget = budget;
@@ -126,7 +126,7 @@ public final class LayoutPersistence {
 
     /** A persistence that stores nothing. */
     public static LayoutPersistence disabled(AssignorMetrics metrics) {
-        return new LayoutPersistence(LayoutStore.DISABLED, Runnable::run, Duration.ofMillis(1), Time.SYSTEM, metrics, "",
+        return new LayoutPersistence(LayoutStore.DISABLED, Runnable::run, Duration.ofMillis(1), Clock.SYSTEM, metrics, "",
                 new StoreAdvice("", "")); // a disabled store never warns
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.assignor.internals.layout.GroupLayout;
 import io.kscale.assignor.internals.layout.TopicLayout;
+import io.kscale.assignor.internals.time.Clock;
 import io.kscale.it.support.RealKafkaCluster;
 import io.kscale.lab.cluster.KafkaCluster;
 import java.nio.charset.StandardCharsets;
@@ -178,7 +179,7 @@ class KafkaLayoutStoreIT {
 
         LayoutStore.Loaded loaded = LayoutStore.Loaded.FAILED;
         for (int attempt = 0; attempt < 5 && loaded.failed(); attempt++) {
-            loaded = leader.load(Deadline.after(org.apache.kafka.common.utils.Time.SYSTEM, TIMEOUT));
+            loaded = leader.load(Deadline.after(Clock.SYSTEM, TIMEOUT));
         }
         assertThat(loaded.failed()).isFalse();
         assertThat(loaded.layout()).as("the old topic's layout of the group is gone").isEmpty();

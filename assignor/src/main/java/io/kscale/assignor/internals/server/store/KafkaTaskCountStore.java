@@ -6,6 +6,7 @@ import io.kscale.assignor.internals.server.TaskCountStore;
 import io.kscale.assignor.internals.server.TaskCountStoreEvents;
 import io.kscale.assignor.internals.store.StoreClients;
 import io.kscale.assignor.internals.store.TaskCountRecord;
+import io.kscale.assignor.internals.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,7 +34,6 @@ import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,7 +116,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     private final StoreClientSettings settings;
     private final StoreTopic storeTopic;
     private final StoreClients clients;
-    private final Time time;
+    private final Clock time;
     private final Duration retryBackoff;
     private final KnownTaskCounts counts;
     private final ClassicSeeds classic = new ClassicSeeds();
@@ -172,7 +172,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
                                             List<String> classicLayoutTopics, Duration retryBackoff,
                                             TaskCountStoreEvents events) {
         KafkaTaskCountStore store = new KafkaTaskCountStore(brokerConfigs, topic, replicationFactor, bootstrapServers,
-                clientOverrides, classicLayoutTopics, retryBackoff, events, StoreClients.KAFKA, Time.SYSTEM,
+                clientOverrides, classicLayoutTopics, retryBackoff, events, StoreClients.KAFKA, Clock.SYSTEM,
                 MAX_STALENESS_MS);
         store.startThread();
         return store;
@@ -181,7 +181,7 @@ public final class KafkaTaskCountStore implements TaskCountStore {
     /** As {@link #start}, without starting the thread: tests call {@link #step()} themselves. */
     KafkaTaskCountStore(Map<String, ?> brokerConfigs, String topic, short replicationFactor, String bootstrapServers,
                         Map<String, ?> clientOverrides, List<String> classicLayoutTopics, Duration retryBackoff,
-                        TaskCountStoreEvents events, StoreClients clients, Time time, long maxStalenessMs) {
+                        TaskCountStoreEvents events, StoreClients clients, Clock time, long maxStalenessMs) {
         Objects.requireNonNull(brokerConfigs, "brokerConfigs");
         Objects.requireNonNull(clientOverrides, "clientOverrides");
         if (topic == null || !TopicLayout.isLegalName(topic)) {

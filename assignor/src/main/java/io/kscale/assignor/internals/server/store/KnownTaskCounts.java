@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.server.store;
 import io.kscale.assignor.internals.layout.TopicLayout;
 import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.store.TaskCountRecord;
+import io.kscale.assignor.internals.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +107,7 @@ final class KnownTaskCounts {
         }
     }
 
-    private final Time time;
+    private final Clock time;
     private final long maxStalenessMs;
     private final String writer;
     private final ConcurrentHashMap<Uuid, Entry> entries = new ConcurrentHashMap<>();
@@ -129,7 +129,7 @@ final class KnownTaskCounts {
      * @param maxStalenessMs how old the last complete reading may be for "none stored" to be said
      * @param writer         this broker's name in the records it writes
      */
-    KnownTaskCounts(Time time, long maxStalenessMs, String writer) {
+    KnownTaskCounts(Clock time, long maxStalenessMs, String writer) {
         this.time = time;
         this.maxStalenessMs = maxStalenessMs;
         this.writer = writer;

@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -78,10 +77,10 @@ final class StoreClientSettings {
                                       Map<String, ?> overrides, String clientId) {
         Objects.requireNonNull(brokerConfigs, "brokerConfigs");
         Map<String, Object> common = new HashMap<>();
-        common.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        common.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
         String description;
         if (bootstrapServers != null && !bootstrapServers.trim().isEmpty()) {
-            common.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers.trim());
+            common.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers.trim());
             description = bootstrapServers.trim() + " (as configured)";
         } else {
             Endpoint endpoint;
@@ -91,7 +90,7 @@ final class StoreClientSettings {
                 return new StoreClientSettings(Map.of(), e.getMessage()
                         + "; set the store's bootstrap servers and its " + CLIENT_PREFIX + "* client settings", null);
             }
-            if (!endpoint.protocol.equals(PLAINTEXT) && !overrides.containsKey(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG)) {
+            if (!endpoint.protocol.equals(PLAINTEXT) && !overrides.containsKey(AdminClientConfig.SECURITY_PROTOCOL_CONFIG)) {
                 return new StoreClientSettings(Map.of(), "listener " + endpoint.listener + " (" + endpoint.address + ") uses "
                         + endpoint.protocol
                         + ", and the broker's configs hold no client credentials: add " + CLIENT_PREFIX
@@ -99,8 +98,8 @@ final class StoreClientSettings {
                         + CLIENT_PREFIX + "ssl.truststore.location, " + CLIENT_PREFIX + "sasl.mechanism, " + CLIENT_PREFIX
                         + "sasl.jaas.config, ... as for any client of that listener) to the broker's configs", null);
             }
-            common.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, endpoint.address);
-            common.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, endpoint.protocol);
+            common.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, endpoint.address);
+            common.put(AdminClientConfig.SECURITY_PROTOCOL_CONFIG, endpoint.protocol);
             description = endpoint.address + " (listener " + endpoint.listener + ", " + endpoint.protocol + ")";
         }
         overrides.forEach((key, value) -> {
