@@ -542,7 +542,9 @@ public final class TopicExpansions implements AutoCloseable {
                 }
             }
             SafeCounts safe = SafeCounts.of(TopicReport.knownTaskCounts(report.groups()));
-            boolean refused = !reasons.isEmpty();
+            // Safe counts cannot be named while a key-preserving group's T is unknown.
+            boolean refused = !reasons.isEmpty() && report.groups().stream()
+                    .noneMatch(g -> g.kind() == Kind.KEY_PRESERVING && g.taskCount().isEmpty());
             return new Plan(report, partitions, reasons, breaking, keysMove,
                     refused ? safe.nearestBelow(current, partitions) : OptionalInt.empty(),
                     refused ? safe.nearestAbove(current, partitions) : OptionalInt.empty());
@@ -586,7 +588,10 @@ public final class TopicExpansions implements AutoCloseable {
             return keysMove;
         }
 
-        /** @return when refused, the largest safe count above today's and below the one asked for */
+        /**
+         * @return when refused, the largest safe count above today's and below the one asked for;
+         *     empty also while a key-preserving group's T is unknown
+         */
         public OptionalInt nearestBelow() {
             return nearestBelow;
         }

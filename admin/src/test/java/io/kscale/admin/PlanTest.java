@@ -73,6 +73,7 @@ class PlanTest {
         assertThat(plan.allowed()).isFalse();
         assertThat(plan.breaking()).containsExactly("classic-g");
         assertThat(plan.reasons()).singleElement().asString().contains("unknown: cannot read layout topic x");
+        assertThat(plan.nearestAbove()).as("no count is known to be safe").isEmpty();
     }
 
     @Test

@@ -111,10 +111,13 @@ public final class GroupDirectory {
                 state(String.valueOf(group.groupState())), group.members().size(), owned, committed);
     }
 
-    /** A member as an operator finds it in the clients' logs: client id, host, and the start of its member id. */
+    /**
+     * A member as an operator finds it in the clients' logs: client id, host, and the end of its
+     * member id (a classic member id starts with the client id; both protocols' ids end random).
+     */
     static String memberName(MemberDescription member) {
         String id = member.consumerId();
-        String shortId = id.length() > 8 ? id.substring(0, 8) : id;
+        String shortId = id.length() > 6 ? id.substring(id.length() - 6) : id;
         return member.clientId() + member.host() + "#" + shortId;
     }
 
