@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
  * {@code ./kscale-admin expand --bootstrap-server kafka:9092 --topic orders --partitions 16} grows
  * it if no key would move, and follows the groups until the new partitions sit with their tasks.
  *
- * <p>Exit codes, as {@link #EXIT_CODES} documents them: 0 done; 1 refused (nothing changed);
+ * <p>Exit codes (also in {@code --help}): 0 done; 1 refused (nothing changed);
  * 2 bad usage; 3 grown, but a group did not settle within the timeout; 4 the cluster could not
  * be asked (connection, authorization, a missing topic).
  */
@@ -30,13 +30,11 @@ import picocli.CommandLine.Command;
         subcommands = {DescribeCommand.class, ExpandCommand.class, CommandLine.HelpCommand.class})
 public final class KscaleAdmin implements Runnable {
 
-    /** The exit codes, also in every command's --help. */
+    /** The exit codes, also in every command's --help (2, bad usage, is picocli's). */
     static final int OK = 0;
     static final int REFUSED = 1;
     static final int NOT_SETTLED = 3;
     static final int CLUSTER_ERROR = 4;
-    /** For the docs: the exit codes as --help lists them. */
-    static final String EXIT_CODES = "0 done, 1 refused, 2 bad usage, 3 not settled, 4 cluster error";
 
     @CommandLine.Spec
     private CommandLine.Model.CommandSpec spec;
@@ -46,6 +44,8 @@ public final class KscaleAdmin implements Runnable {
         // here, not in a resource of the jar, so that a program using the API keeps its own settings.
         quietLogging("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         quietLogging("org.slf4j.simpleLogger.logFile", "System.err");
+        // Kafka's clients warn at every failed connection attempt; the command's one-line error says it once.
+        quietLogging("org.slf4j.simpleLogger.log.org.apache.kafka", "error");
         System.exit(commandLine().execute(args));
     }
 
