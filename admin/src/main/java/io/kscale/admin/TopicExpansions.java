@@ -32,6 +32,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * Partition expansion as one safe operation, for operators and their automation: shows which
@@ -213,8 +214,12 @@ public final class TopicExpansions implements AutoCloseable {
     }
 
     private TopicDescription describeTopic(String topic) {
-        return GroupDirectory.Futures.get(admin.describeTopics(List.of(topic)).allTopicNames(), REQUEST_TIMEOUT)
-                .get(topic);
+        try {
+            return GroupDirectory.Futures.get(admin.describeTopics(List.of(topic)).allTopicNames(), REQUEST_TIMEOUT)
+                    .get(topic);
+        } catch (UnknownTopicOrPartitionException e) {
+            throw new UnknownTopicOrPartitionException("topic " + topic + " does not exist", e);
+        }
     }
 
     private TopicReport report(TopicDescription topic, List<GroupSnapshot> all) {

@@ -58,7 +58,8 @@ import picocli.CommandLine;
  * The tests run in order on that story: describe (both Ts, the step 4); a refused count (6 breaks
  * T = 4; 4 is not above today's); an accepted one (8), followed until both kscale groups hold each
  * new partition with its task, verified again from the groups' described assignments; a store that
- * cannot be read (refused, nothing grown); {@code --force} (10, naming the group it breaks).
+ * cannot be read (refused, nothing grown); a group that does not settle in time (exit 3, and why);
+ * {@code --force} (18, naming the groups it breaks, in JSON).
  */
 @RealKafkaCluster(brokers = 1, serverAssignors = true, brokerProperties = {
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.heartbeat.interval.ms=500"})
@@ -71,6 +72,7 @@ class KscaleAdminIT {
     private static final String SERVER_GROUP = "server-g";
     private static final String CLASSIC_GROUP = "classic-g";
     private static final String STICKY_GROUP = "sticky-g";
+    private static final String SLOW_GROUP = "slow-g";
     private static final Duration SETTLE = Duration.ofSeconds(60);
 
     private final List<Thread> pollers = new ArrayList<>();
@@ -220,15 +222,43 @@ class KscaleAdminIT {
 
     @Test
     @Order(5)
-    void shouldGrowWhenForcedAndNameTheGroupItBreaks(KafkaCluster cluster) {
-        Run forced = run("expand", "--topic", TOPIC, "--partitions", "10", "--force", "--timeout", "20s");
-        log.info("kscale-admin expand --partitions 10 --force: exit {}\n{}{}", forced.exit, forced.out, forced.err);
+    void shouldExitThreeAndSayWhyWhenAGroupDoesNotSettleInTime(KafkaCluster cluster) {
+        // A classic group at the default metadata.max.age.ms (5 minutes): its leader sees the new
+        // partitions only at its next refresh, long after the 5 s given here. Its T is 8.
+        Map<String, Object> slow = new HashMap<>(cluster.clientProperties());
+        slow.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KeyPreservingAssignor.class.getName());
+        startConsumers(SLOW_GROUP, slow, 1);
+        awaitAllAssigned(cluster, SLOW_GROUP, 8);
+
+        Run late = run("expand", "--topic", TOPIC, "--partitions", "16", "--timeout", "5s");
+        log.info("kscale-admin expand --partitions 16 --timeout 5s: exit {}\n{}{}", late.exit, late.out, late.err);
+
+        assertThat(late.exit).as(late.out + late.err).isEqualTo(3);
+        assertThat(late.out).containsPattern("slow-g +classic +8 +0 of 8 +unknown +not settled")
+                .contains("Group slow-g: not settled within 5000 ms: partitions [8, 9, 10, 11, 12, 13, 14, 15] "
+                        + "unassigned; its leader has not rebalanced: it notices new partitions at its next metadata "
+                        + "refresh (metadata.max.age.ms, 5 minutes by default)")
+                .containsPattern("classic-g +classic +4 +8 of 8 +0 ");
+        assertThat(describe(cluster).partitions()).isEqualTo(16);
+    }
+
+    @Test
+    @Order(6)
+    void shouldGrowWhenForcedAndNameTheGroupsItBreaks(KafkaCluster cluster) {
+        Run forced = run("expand", "--topic", TOPIC, "--partitions", "18", "--force", "--timeout", "20s",
+                "--output", "json");
+        log.info("kscale-admin expand --partitions 18 --force --output json: exit {}\n{}{}", forced.exit, forced.out,
+                forced.err);
 
         assertThat(forced.exit).as("grown: settled or not, never refused").isIn(0, 3);
-        assertThat(forced.out).contains("Will break group classic-g: keys move between its tasks.",
-                "Forced: 10 is not a multiple of T=4 of group classic-g", "Created partitions 8..9 of orders.");
-        assertThat(forced.out).doesNotContain("Will break group server-g");
-        assertThat(describe(cluster).partitions()).isEqualTo(10);
+        assertThat(forced.err).contains("Will break group classic-g: keys move between its tasks.",
+                "Will break group slow-g: keys move between its tasks.",
+                "Forced: 18 is not a multiple of T=4 of group classic-g", "Created partitions 16..17 of orders.")
+                .doesNotContain("Will break group server-g");
+        assertThat(forced.out).startsWith("{\"plan\":{\"topic\":\"orders\",\"currentPartitions\":16,\"partitions\":18,"
+                + "\"allowed\":false,").contains("\"breaking\":[\"classic-g\",\"slow-g\"]", "\"forced\":true",
+                "\"expanded\":true");
+        assertThat(describe(cluster).partitions()).isEqualTo(18);
     }
 
     private TopicReport describe(KafkaCluster cluster) {

@@ -77,11 +77,12 @@ final class ExpandCommand implements Callable<Integer> {
         Plan plan = outcome.plan();
         boolean refused = !plan.allowed() && !(force && plan.partitions() > plan.currentPartitions());
         int exit = refused ? KscaleAdmin.REFUSED : outcome.settled() ? KscaleAdmin.OK : KscaleAdmin.NOT_SETTLED;
+        if (exit == KscaleAdmin.REFUSED) {
+            spec.commandLine().getErr().println(Reports.refusal(plan)); // the one-line reason, in JSON mode too
+            spec.commandLine().getErr().flush();
+        }
         if (cluster.json()) {
             out.println(Json.write(Reports.json(outcome, dryRun, force)));
-        } else if (exit == KscaleAdmin.REFUSED) {
-            spec.commandLine().getErr().println(Reports.refusal(plan));
-            spec.commandLine().getErr().flush();
         } else if (outcome.expanded()) {
             out.println();
             out.print(Reports.table(outcome));

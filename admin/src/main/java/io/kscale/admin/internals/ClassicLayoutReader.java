@@ -94,8 +94,9 @@ public final class ClassicLayoutReader {
             return StoredTaskCount.known(stored.get().taskCount(), "layout topic " + layoutTopic + ", epoch "
                     + layout.get().epoch());
         }
-        return StoredTaskCount.noneStored("no layout of group " + groupId + " for topic " + topic + " in "
-                + (searched.length() == 0 ? "no layout topic" : "layout topic(s) " + searched));
+        return StoredTaskCount.noneStored("no layout of group " + groupId + " for topic " + topic + " in layout "
+                + "topic(s) " + searched + " (a group that sets kscale.assignor.layout.store.topic stores it there: "
+                + "add that topic; a group whose store is disabled keeps T in its members only)");
     }
 
     /** The fingerprint the layouts keep of a topic id (TopicLayout's class comment). */
