@@ -231,25 +231,48 @@ public final class TopicExpansions implements AutoCloseable {
             if (!group.reads(topic.name())) {
                 continue;
             }
-            StoredTaskCount stored = null;
             if (group.isStreams()) {
                 readers.add(GroupReport.of(group, topic.name(), Kind.STREAMS, null, partitions));
                 continue;
             }
-            if (GroupSnapshot.CONSUMER.equals(group.protocol())) {
-                if (KeyPreservingAssignor.NAME.equals(group.assignor())) {
+            StoredTaskCount stored = null;
+            if (mayPreserveKeys(group)) {
+                if (GroupSnapshot.CONSUMER.equals(group.protocol())) {
                     brokerSide = brokerSide != null ? brokerSide : taskCounts.taskCount(id);
                     stored = brokerSide;
+                } else {
+                    stored = layouts.taskCount(group.groupId(), topic.name(), id);
                 }
-            } else if (KeyPreservingAssignor.NAME.equals(group.assignor()) || group.assignor().isEmpty()) {
-                stored = layouts.taskCount(group.groupId(), topic.name(), id);
             }
-            Kind kind = KeyPreservingAssignor.NAME.equals(group.assignor()) ? Kind.KEY_PRESERVING
-                    : group.assignor().isEmpty() ? (stored != null && stored.isKnown() ? Kind.KEY_PRESERVING : Kind.UNKNOWN)
-                    : Kind.OTHER;
+            Kind kind = kindOf(group, stored);
             readers.add(GroupReport.of(group, topic.name(), kind, kind == Kind.KEY_PRESERVING ? stored : null, partitions));
         }
         return new TopicReport(topic.name(), id == null ? "" : id.toString(), partitions, readers);
+    }
+
+    /**
+     * Whether the group may be on the key-preserving assignor: it names it, or it has no members,
+     * whose assignor name says nothing (a classic group without members names none; a
+     * {@code group.protocol=consumer} one names the brokers' default assignor).
+     */
+    static boolean mayPreserveKeys(GroupSnapshot group) {
+        return KeyPreservingAssignor.NAME.equals(group.assignor()) || group.memberCount() == 0;
+    }
+
+    /**
+     * A group without members counts as key-preserving when a T is stored for it (the layout
+     * store has its layout; for {@code group.protocol=consumer}, the brokers' T of the topic, which
+     * every such group on the assignor shares): refusing a count for a stopped group that turns
+     * out not to need it costs a {@code --force}; growing past one that does costs its keys.
+     */
+    static Kind kindOf(GroupSnapshot group, StoredTaskCount stored) {
+        if (KeyPreservingAssignor.NAME.equals(group.assignor())) {
+            return Kind.KEY_PRESERVING;
+        }
+        if (group.memberCount() == 0) {
+            return stored != null && stored.isKnown() ? Kind.KEY_PRESERVING : Kind.UNKNOWN;
+        }
+        return Kind.OTHER;
     }
 
     private List<Settlement> follow(Plan plan, Duration timeout, long started, Consumer<String> progress) {
@@ -430,7 +453,9 @@ public final class TopicExpansions implements AutoCloseable {
                         return "T unknown (" + (stored == null ? "not read" : stored.problem()) + "): every count is "
                                 + "refused unless forced";
                     }
-                    return "keeps every key at a multiple of T=" + stored.taskCount() + "; any other count moves keys";
+                    return "keeps every key at a multiple of T=" + stored.taskCount() + "; any other count moves keys"
+                            + (group.memberCount() == 0 ? " (no members: taken as " + KeyPreservingAssignor.NAME
+                            + " since a T is stored for it)" : "");
                 case STREAMS:
                     return "Kafka Streams does not support growing a source topic: the new partitions become new "
                             + "tasks with empty state, so keys that move lose their state; a stateful application "

@@ -88,6 +88,20 @@ class PlanTest {
         assertThat(report.nextSafeCounts(3)).containsExactly(8, 10, 12);
     }
 
+    @Test
+    void shouldTakeAGroupWithoutMembersAsKeyPreservingWhenATaskCountIsStoredForIt() {
+        GroupSnapshot stopped = new GroupSnapshot("stopped-g", GroupSnapshot.CONSUMER, "uniform", "empty", 0, Map.of(),
+                Set.of(TOPIC));
+        GroupSnapshot running = new GroupSnapshot("uniform-g", GroupSnapshot.CONSUMER, "uniform", "stable", 1, Map.of(),
+                Set.of(TOPIC));
+
+        assertThat(TopicExpansions.mayPreserveKeys(stopped)).as("its assignor name says nothing").isTrue();
+        assertThat(TopicExpansions.kindOf(stopped, StoredTaskCount.known(4, "test"))).isEqualTo(Kind.KEY_PRESERVING);
+        assertThat(TopicExpansions.kindOf(stopped, StoredTaskCount.noneStored("none"))).isEqualTo(Kind.UNKNOWN);
+        assertThat(TopicExpansions.mayPreserveKeys(running)).isFalse();
+        assertThat(TopicExpansions.kindOf(running, null)).isEqualTo(Kind.OTHER);
+    }
+
     private static TopicReport topic(int partitions, GroupReport... groups) {
         return new TopicReport(TOPIC, "", partitions, List.of(groups));
     }

@@ -146,6 +146,10 @@ class KscaleAdminIT {
         log.info("kscale-admin describe --topic {}:\n{}", TOPIC, text.out);
         assertThat(text.exit).isZero();
         assertThat(text.out).contains("multiples of 4 [8, 12, 16, 20, 24]", "T=2 (task count topic", "T=4 (layout topic");
+        Run all = run("describe");
+        assertThat(all.exit).isZero();
+        assertThat(all.out).as("every topic a group reads, but no internal or store topic").contains("Topic orders:")
+                .doesNotContain("Topic __consumer_offsets", "Topic kscale-assignor-layouts", "Topic kscale-task-counts");
         Run json = run("describe", "--topic", TOPIC, "--output", "json");
         assertThat(json.exit).isZero();
         assertThat(json.out).startsWith("{\"topics\":[{\"topic\":\"orders\"").contains("\"taskCount\":4", "\"taskCount\":2");
