@@ -249,7 +249,7 @@ class KscaleAdminIT {
     @Test
     @Order(6)
     void shouldGrowWhenForcedAndNameTheGroupsItBreaks(KafkaCluster cluster) {
-        Run forced = run("expand", "--topic", TOPIC, "--partitions", "18", "--force", "--timeout", "20s",
+        Run forced = run("expand", "--topic", TOPIC, "--partitions", "18", "--force", "--timeout", "5s",
                 "--output", "json");
         log.info("kscale-admin expand --partitions 18 --force --output json: exit {}\n{}{}", forced.exit, forced.out,
                 forced.err);
