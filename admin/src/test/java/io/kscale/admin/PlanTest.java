@@ -89,6 +89,23 @@ class PlanTest {
     }
 
     @Test
+    void shouldListKafkaStreamsApplicationsOnEitherProtocolWithWhatAnExpansionDoesToThem() {
+        GroupSnapshot classicStreams = snapshot("app-classic", GroupSnapshot.CLASSIC, "stream");
+        GroupSnapshot streamsGroup = new GroupSnapshot("app-streams", GroupSnapshot.STREAMS, "", "stable", 1, Map.of(),
+                Set.of(TOPIC));
+        GroupReport app = GroupReport.of(classicStreams, TOPIC, Kind.STREAMS, null, 4);
+
+        Plan plan = Plan.of(topic(4, app), 8);
+
+        assertThat(classicStreams.isStreams()).isTrue();
+        assertThat(streamsGroup.isStreams()).isTrue();
+        assertThat(plan.allowed()).as("listed, never blocking").isTrue();
+        assertThat(plan.keysMove()).containsExactly("app-classic");
+        assertThat(app.onExpansion()).startsWith("Kafka Streams does not support growing a source topic")
+                .contains("Existing internal topic", "Topics not co-partitioned");
+    }
+
+    @Test
     void shouldTakeAGroupWithoutMembersAsKeyPreservingWhenATaskCountIsStoredForIt() {
         GroupSnapshot stopped = new GroupSnapshot("stopped-g", GroupSnapshot.CONSUMER, "uniform", "empty", 0, Map.of(),
                 Set.of(TOPIC));

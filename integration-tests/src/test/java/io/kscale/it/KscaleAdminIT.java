@@ -167,6 +167,10 @@ class KscaleAdminIT {
         Run notAbove = run("expand", "--topic", TOPIC, "--partitions", "4");
         assertThat(notAbove.exit).isEqualTo(1);
         assertThat(notAbove.err).contains("Kafka can only add partitions");
+        Run missing = run("describe", "--topic", "no-such-topic");
+        assertThat(missing.exit).isEqualTo(4);
+        assertThat(missing.err.trim()).isEqualTo("kscale-admin: UnknownTopicOrPartitionException: topic no-such-topic "
+                + "does not exist");
         assertThat(describe(cluster).partitions()).as("nothing grown").isEqualTo(4);
     }
 
