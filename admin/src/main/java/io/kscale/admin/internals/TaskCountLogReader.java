@@ -1,6 +1,6 @@
 package io.kscale.admin.internals;
 
-import io.kscale.assignor.internals.server.store.TaskCountRecord;
+import io.kscale.assignor.internals.store.TaskCountRecord;
 import io.kscale.assignor.internals.store.KafkaLayoutStore;
 import io.kscale.assignor.internals.store.StoreClients;
 import java.time.Duration;
@@ -26,6 +26,11 @@ import org.apache.kafka.common.errors.TimeoutException;
  *
  * <p>A first record whose value does not decode makes the id unreadable, as it does on the
  * brokers (which then hold that topic's new partitions): the tool reports it, it does not guess.
+ *
+ * <p>Why not the members' {@code TaskCountTopicReader}: it reads on a thread of its own and
+ * answers "not known yet" alike for a topic without a record, a record that does not decode and
+ * a store it cannot read (it logs the failure), which is right for a poll loop that must never
+ * wait; a one-shot command must wait for the answer and tell those three apart.
  */
 public final class TaskCountLogReader {
 

@@ -2,7 +2,7 @@ package io.kscale.admin.internals;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.kscale.assignor.internals.server.store.TaskCountRecord;
+import io.kscale.assignor.internals.store.TaskCountRecord;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.Uuid;
