@@ -723,11 +723,13 @@ public final class TopicExpansions implements AutoCloseable {
         public String producers() {
             return "Keyed producers send to the new partitions after their next metadata refresh (metadata.max.age.ms, "
                     + "5 minutes by default); until every producer has refreshed, a key's records arrive in both its "
-                    + "old and its new partition. Classic groups that poll through ExpansionBarrier keep each key's "
-                    + "order meanwhile: it merges a task's partitions by record timestamp, so producers must set "
-                    + "CreateTime timestamps, and it holds a partition at most " + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG
-                    + " (" + ExpansionBarrierConfig.MAX_HOLD_MS_DEFAULT + " ms by default). Groups on "
-                    + "group.protocol=consumer keep keys with their task, not their order across the two partitions.";
+                    + "old and its new partition, both held by the key's task. Consumers that poll through "
+                    + "ExpansionBarrier get each key's records in order meanwhile, on either protocol (on "
+                    + "group.protocol=consumer it reads T from " + ExpansionBarrierConfig.TASK_COUNT_TOPIC_CONFIG + "): "
+                    + "it merges a task's partitions by record timestamp, so producers must set CreateTime "
+                    + "timestamps; it waits " + ExpansionBarrierConfig.GRACE_MS_CONFIG + " for a caught-up sibling and "
+                    + "holds a partition back at most " + ExpansionBarrierConfig.MAX_HOLD_MS_CONFIG + ". Without it, "
+                    + "keys stay with their task but not in order across the two partitions.";
         }
     }
 

@@ -119,6 +119,14 @@ class PlanTest {
         assertThat(TopicExpansions.kindOf(running, null)).isEqualTo(Kind.OTHER);
     }
 
+    @Test
+    void shouldTellWhatKeyedProducersDoAndWhatKeepsKeyOrderOnEitherProtocol() {
+        String producers = new TopicExpansions.Outcome(Plan.of(topic(4), 8), true, List.of()).producers();
+
+        assertThat(producers).contains("metadata.max.age.ms", "ExpansionBarrier", "on either protocol",
+                "kscale.barrier.task.count.topic", "CreateTime", "kscale.barrier.grace.ms", "kscale.barrier.max.hold.ms");
+    }
+
     private static TopicReport topic(int partitions, GroupReport... groups) {
         return new TopicReport(TOPIC, "", partitions, List.of(groups));
     }
