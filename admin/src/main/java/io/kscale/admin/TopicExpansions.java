@@ -29,6 +29,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.CreatePartitionsOptions;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Uuid;
@@ -179,8 +180,9 @@ public final class TopicExpansions implements AutoCloseable {
      * @param options dry run, force, timeout
      * @param progress told one line at a time what happens (the command prints them); may ignore them
      * @return the plan, whether the topic was grown, and how each group settled
-     * @throws org.apache.kafka.common.KafkaException if the brokers refuse a request (the
-     *     partitions may have been created when it comes from following the groups)
+     * @throws org.apache.kafka.common.KafkaException if the brokers refuse a request, a dry run's
+     *     validation included (the partitions may have been created when it comes from following
+     *     the groups)
      */
     public Outcome expand(String topic, int partitions, Options options, Consumer<String> progress) {
         Objects.requireNonNull(options, "options");
@@ -196,8 +198,11 @@ public final class TopicExpansions implements AutoCloseable {
             progress.accept("Forced: " + String.join("; ", plan.reasons()));
         }
         if (options.dryRun()) {
-            progress.accept("Dry run: " + topic + " would grow from " + plan.currentPartitions() + " to " + partitions
-                    + " partitions; nothing changed.");
+            // The brokers check the request too (the ALTER ACL, their partition limits) without acting on it.
+            GroupDirectory.Futures.get(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(partitions)),
+                    new CreatePartitionsOptions().validateOnly(true)).all(), REQUEST_TIMEOUT);
+            progress.accept("Dry run: the brokers would grow " + topic + " from " + plan.currentPartitions() + " to "
+                    + partitions + " partitions; nothing changed.");
             return new Outcome(plan, false, List.of());
         }
         long started = System.nanoTime();

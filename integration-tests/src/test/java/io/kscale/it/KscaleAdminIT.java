@@ -167,6 +167,10 @@ class KscaleAdminIT {
         Run notAbove = run("expand", "--topic", TOPIC, "--partitions", "4");
         assertThat(notAbove.exit).isEqualTo(1);
         assertThat(notAbove.err).contains("Kafka can only add partitions");
+        Run dryRun = run("expand", "--topic", TOPIC, "--partitions", "8", "--dry-run");
+        assertThat(dryRun.exit).as(dryRun.out + dryRun.err).isZero();
+        assertThat(dryRun.out).contains("Dry run: the brokers would grow orders from 4 to 8 partitions; nothing changed.",
+                "Allowed: 8 keeps every key of every key-preserving group.");
         Run missing = run("describe", "--topic", "no-such-topic");
         assertThat(missing.exit).isEqualTo(4);
         assertThat(missing.err.trim()).isEqualTo("kscale-admin: UnknownTopicOrPartitionException: topic no-such-topic "

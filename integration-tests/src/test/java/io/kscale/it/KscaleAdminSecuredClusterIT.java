@@ -50,7 +50,7 @@ import picocli.CommandLine;
  * what docs/operations.md lists, granted step by step: DESCRIBE on every group and on the topic
  * find the group; READ on the layout topic is needed to read its T (without it, every count is
  * refused and nothing grows); ALTER on the topic is needed to grow it (without it, exit 4 and
- * nothing grows); with all of them the expansion runs and the group settles. A classic
+ * nothing grows, and a dry run, which the brokers validate, exits 4 too); with all of them the expansion runs and the group settles. A classic
  * {@code KeyPreservingAssignor} group, run as the admin, reads the topic.
  */
 @RealKafkaCluster(brokers = 1, security = ClusterSecurity.SASL_SSL)
@@ -132,9 +132,12 @@ class KscaleAdminSecuredClusterIT {
         allow(cluster, topic(LAYOUT_TOPIC), AclOperation.READ);
 
         Run denied = run("expand", "--topic", TOPIC, "--partitions", "4");
+        Run dryRun = run("expand", "--topic", TOPIC, "--partitions", "4", "--dry-run");
 
         assertThat(denied.exit).as(denied.out + denied.err).isEqualTo(4);
         assertThat(denied.err).startsWith("kscale-admin: TopicAuthorizationException");
+        assertThat(dryRun.exit).as("a dry run asks the brokers too: " + dryRun.out + dryRun.err).isEqualTo(4);
+        assertThat(dryRun.err).startsWith("kscale-admin: TopicAuthorizationException");
         assertThat(partitions(cluster)).isEqualTo(2);
     }
 
