@@ -16,12 +16,14 @@ import org.junit.jupiter.api.Test;
 /**
  * The "Public API" table of docs/architecture.md lists exactly {@link PublicApiTest}'s types of
  * the plug-ins' packages: a row per package, its first cell the package, its second the simple
- * names of its public types, each in backquotes. Rows of other packages are not this test's.
+ * names of its public types, each in backquotes ({@code Outer.Nested} for a nested type). Rows of
+ * other packages are not this test's.
  */
 class DocsPublicApiTableTest {
 
     private static final Pattern ROW = Pattern.compile("^\\| `([\\w.]+)` \\| (.*) \\|$");
-    private static final Pattern NAME = Pattern.compile("`(\\w+)`");
+    /** A type's simple name, or a nested type's as {@code Outer.Nested} (its binary name has {@code $}). */
+    private static final Pattern NAME = Pattern.compile("`(\\w+(?:\\.\\w+)?)`");
 
     @Test
     void architectureListsThePublicApi() throws IOException {
@@ -34,7 +36,7 @@ class DocsPublicApiTableTest {
             if (row.matches() && packages.contains(row.group(1))) {
                 Matcher name = NAME.matcher(row.group(2));
                 while (name.find()) {
-                    documented.add(row.group(1) + "." + name.group(1));
+                    documented.add(row.group(1) + "." + name.group(1).replace('.', '$'));
                 }
             }
         }

@@ -19,14 +19,15 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The public API of the three plug-ins, pinned over their class files. A user-facing package
- * ({@code io.kscale.partitioner}, {@code io.kscale.assignor}, {@code io.kscale.streams}) holds
+ * The public API of the three plug-ins and of the operator's tool, pinned over their class files.
+ * A user-facing package ({@code io.kscale.partitioner}, {@code io.kscale.assignor},
+ * {@code io.kscale.streams}, {@code io.kscale.admin}) holds
  * exactly the types listed here as public; everything else is package-private there or lives
  * in an {@code internals} package, which no public signature of the API may mention. Adding a
  * public type is adding a name forever: change {@link #API} deliberately, with README. The
  * binary compatibility of this API against the last release is japicmp's job (parent pom);
  * this test keeps the API from growing by accident. Here, in the lab, because it is the module
- * that depends on all three plug-ins.
+ * that depends on all three plug-ins (and, for this test only, on the admin module).
  */
 class PublicApiTest {
 
@@ -43,10 +44,18 @@ class PublicApiTest {
             "io.kscale.assignor.TaskRef",
             "io.kscale.assignor.TaskStateListener",
             "io.kscale.streams.WarmupTaskAssignor",
-            "io.kscale.streams.WarmupTaskAssignorConfig");
+            "io.kscale.streams.WarmupTaskAssignorConfig",
+            "io.kscale.admin.TopicExpansions",
+            "io.kscale.admin.TopicExpansions$Kind",
+            "io.kscale.admin.TopicExpansions$TopicReport",
+            "io.kscale.admin.TopicExpansions$GroupReport",
+            "io.kscale.admin.TopicExpansions$Plan",
+            "io.kscale.admin.TopicExpansions$Options",
+            "io.kscale.admin.TopicExpansions$Outcome",
+            "io.kscale.admin.TopicExpansions$Settlement");
 
     private static final Set<String> USER_FACING_PACKAGES =
-            Set.of("io.kscale.partitioner", "io.kscale.assignor", "io.kscale.streams");
+            Set.of("io.kscale.partitioner", "io.kscale.assignor", "io.kscale.streams", "io.kscale.admin");
 
     private static final JavaClasses KSCALE = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
