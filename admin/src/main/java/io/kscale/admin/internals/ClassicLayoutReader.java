@@ -7,6 +7,7 @@ import io.kscale.assignor.internals.store.Deadline;
 import io.kscale.assignor.internals.store.KafkaLayoutStore;
 import io.kscale.assignor.internals.store.LayoutTopicReader;
 import io.kscale.assignor.internals.store.StoreClients;
+import io.kscale.assignor.internals.time.Clock;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.utils.Time;
 
 /**
  * Reads a classic group's task count T of a topic from the layout store topics that the client-side
@@ -67,7 +67,7 @@ public final class ClassicLayoutReader {
                     groupId.getBytes(StandardCharsets.UTF_8), () -> clients.consumer(consumerSettings));
             ConsumerRecord<byte[], byte[]> latest;
             try {
-                latest = reader.readLatest(Deadline.after(Time.SYSTEM, timeout));
+                latest = reader.readLatest(Deadline.after(Clock.SYSTEM, timeout));
             } catch (RuntimeException e) {
                 return StoredTaskCount.unreadable("cannot read layout topic " + layoutTopic + ": " + e);
             } finally {
