@@ -36,6 +36,11 @@ final class RackLocality {
         if (racks == null || members.racks[member] == null) {
             return false;
         }
+        return replicaRacks(unit).contains(members.racks[member]);
+    }
+
+    /** @return the racks that host a replica of the unit (its representative partition); only when racks are on */
+    Set<String> replicaRacks(int unit) {
         Set<String> replicas = racks[unit];
         if (replicas == null) {
             long partition = units.representative(unit);
@@ -43,6 +48,11 @@ final class RackLocality {
             replicas = replicas == null ? Set.of() : replicas;
             racks[unit] = replicas;
         }
-        return replicas.contains(members.racks[member]);
+        return replicas;
+    }
+
+    /** @return the member's rack, or null if it has none */
+    String rackOf(int member) {
+        return members.racks[member];
     }
 }

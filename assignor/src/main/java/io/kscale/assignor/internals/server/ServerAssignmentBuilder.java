@@ -56,6 +56,8 @@ public final class ServerAssignmentBuilder {
     private final TaskCountStore taskCounts;
     private final TaskCountLog taskCountLog;
     private final ServerAssignorMetrics metrics;
+    /** The work of the last {@link #build()}'s placement, for tests; null before, or if it failed before placing. */
+    private AssignmentWork work;
 
     /**
      * @param spec        the group, from the coordinator
@@ -112,8 +114,14 @@ public final class ServerAssignmentBuilder {
         TaskUnits units = TaskUnits.of(topics);
         PriorOwners prior = PriorOwners.of(members, topics, units);
         RackLocality racks = new RackLocality(members, topics, units, describer);
-        int[] owner = UnitPlacer.place(units, baseLoad, prior.prior, racks);
+        work = AssignmentWork.forGroup(units, members.count());
+        int[] owner = UnitPlacer.place(units, baseLoad, prior.prior, racks, work);
         return assemble(members, topics, units, owner, held, prior.unchanged(owner));
+    }
+
+    /** @return the work of the last {@link #build()}'s placement (tests read it), or null */
+    AssignmentWork work() {
+        return work;
     }
 
     /**

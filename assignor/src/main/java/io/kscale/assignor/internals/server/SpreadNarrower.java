@@ -3,6 +3,7 @@ package io.kscale.assignor.internals.server;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -60,14 +61,6 @@ final class SpreadNarrower {
     private static final Logger log = LoggerFactory.getLogger(SpreadNarrower.class);
 
     private static final int UNSEEN = Integer.MAX_VALUE;
-    /**
-     * Search steps per narrower (there are two per assignment). With 20 million, one assignment of
-     * a million partitions read by 2,000 members in mixed subscriptions took 2.5 to 4 s on the
-     * project's 2-core machine; with 5 million, 1.5 to 1.6 s, where {@code uniform} took 0.2 to
-     * 0.7 s (ServerAssignorBenchmark, shape mixed). Groups of up to 50 members never reach it in
-     * ServerVersusUniformPropertyTest.
-     */
-    static final long WORK_BUDGET = 5_000_000L;
 
     private final TaskUnits units;
     private final long[] load;
@@ -83,23 +76,36 @@ final class SpreadNarrower {
      */
     private final UnitPlacer.Holdings[][] holdings;
     /**
-     * Search steps (a member's class looked at) left to this narrower. A search of a group whose
-     * members read many topics each visits every member-class pair, and the loops search until no
-     * path is left: on a million partitions that could hold the coordinator thread for minutes.
-     * When the budget is spent the loops stop where they are, which leaves a valid assignment,
-     * balanced less than it could be.
+     * The assignment's work, every step counted. A search of a group whose members read many
+     * topics each visits every member-class pair, and the loops search until no path is left: on
+     * a million partitions that could hold the coordinator thread for minutes. When the budget is
+     * spent the loops stop where they are, which leaves a valid assignment, balanced less than it
+     * could be.
      */
-    private long workLeft = WORK_BUDGET;
+    private final AssignmentWork work;
     /** The moves of the level being tried, to undo them if it cannot be reached: unit, from. */
     private final List<int[]> journal = new ArrayList<>();
 
+    /** By member, valid where {@link #seen} holds the current search's {@link #stamp}. */
     private final int[] dist;
     private final int[] parent;
     private final int[] via;
-    private final boolean[] done;
+    /** By member: the stamp of the last search that reached it, and of the last that finished it. */
+    private final int[] seen;
+    private final int[] finished;
+    /** By cost (0, 1) and class: the stamp of the last search that expanded the class at that cost. */
+    private final int[][] expanded;
+    private int stamp;
+    /**
+     * Placeable members by load, descending, then by index, kept up to date by {@link #move};
+     * made by the first {@link #shiftFreeOnce} (narrowing does not need it).
+     */
+    private TreeSet<Integer> byLoadDescending;
+    private long leastUnplaceable = Long.MAX_VALUE;
 
-    private SpreadNarrower(TaskUnits units, long[] load, int[] owner, int[] prior) {
+    private SpreadNarrower(TaskUnits units, long[] load, int[] owner, int[] prior, AssignmentWork work) {
         this.units = units;
+        this.work = work;
         this.load = load;
         this.owner = owner;
         this.prior = prior;
@@ -121,6 +127,8 @@ final class SpreadNarrower {
             placeable[m] = classesOf[m].length > 0;
             holdings[m] = new UnitPlacer.Holdings[classesOf[m].length];
         }
+        work.scans += members + AssignmentWork.memberClassPairs(units);
+        work.heapOps += 2L * owner.length;
         TreeSet<Long> distinct = new TreeSet<>();
         for (int u = 0; u < owner.length; u++) {
             distinct.add(units.weight[u]);
@@ -130,7 +138,9 @@ final class SpreadNarrower {
         this.dist = new int[members];
         this.parent = new int[members];
         this.via = new int[members];
-        this.done = new boolean[members];
+        this.seen = new int[members];
+        this.finished = new int[members];
+        this.expanded = new int[2][units.classCount()];
     }
 
     /**
@@ -138,11 +148,11 @@ final class SpreadNarrower {
      * @param owner by unit: its member, changed in place
      * @param prior by unit: the member that held it before this assignment, or -1
      */
-    static void narrow(TaskUnits units, long[] load, int[] owner, int[] prior) {
+    static void narrow(TaskUnits units, long[] load, int[] owner, int[] prior, AssignmentWork work) {
         if (owner.length == 0) {
             return;
         }
-        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior);
+        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, work);
         while (narrower.shiftLevel(true)) {
             // the top fell by at least one
         }
@@ -157,11 +167,11 @@ final class SpreadNarrower {
      * one lighter by more than the unit's weight, until none is left. Each lowers the sum of
      * squared loads, so the loop ends; it moves no partition a member held before.
      */
-    static void evenFree(TaskUnits units, long[] load, int[] owner, int[] prior) {
+    static void evenFree(TaskUnits units, long[] load, int[] owner, int[] prior, AssignmentWork work) {
         if (owner.length == 0 || units.classCount() < 2) {
             return;
         }
-        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior);
+        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, work);
         while (narrower.shiftFreeOnce()) {
             // the sum of squared loads fell
         }
@@ -173,13 +183,39 @@ final class SpreadNarrower {
      * first (what the replaced chain balancer did too: one search per level, not per member).
      */
     private boolean shiftFreeOnce() {
-        if (workLeft <= 0) {
+        if (work.spent()) {
             return false;
         }
-        long[] levels = Arrays.stream(load).distinct().sorted().toArray();
+        if (byLoadDescending == null) {
+            byLoadDescending = new TreeSet<>((a, b) -> load[a] != load[b] ? Long.compare(load[b], load[a])
+                    : Integer.compare(a, b));
+            for (int m = 0; m < load.length; m++) {
+                if (placeable[m]) {
+                    byLoadDescending.add(m);
+                } else {
+                    leastUnplaceable = Math.min(leastUnplaceable, load[m]);
+                }
+            }
+            work.heapOps += load.length;
+        }
+        if (byLoadDescending.isEmpty()) {
+            return false;
+        }
+        long least = Math.min(leastUnplaceable, load[byLoadDescending.last()]);
+        int[] sources = new int[load.length];
         for (long w : weights) {
-            for (int i = levels.length - 1; i > 0 && levels[0] + w < levels[i]; i--) {
-                int end = searchDown(levels[i], w);
+            Iterator<Integer> members = byLoadDescending.iterator();
+            int next = members.next();
+            while (next >= 0 && least + w < load[next]) {
+                // the next level: a run of members of one load, in index order
+                long level = load[next];
+                int count = 0;
+                while (next >= 0 && load[next] == level) {
+                    sources[count++] = next;
+                    next = members.hasNext() ? members.next() : -1;
+                }
+                work.scans += count;
+                int end = searchDown(sources, count, level, w);
                 if (end >= 0) {
                     shiftPath(end, w, true);
                     return true;
@@ -196,6 +232,7 @@ final class SpreadNarrower {
      */
     private boolean shiftLevel(boolean top) {
         long level = top ? Long.MIN_VALUE : Long.MAX_VALUE;
+        work.scans += 2L * load.length;
         for (int m = 0; m < load.length; m++) {
             if (placeable[m]) {
                 level = top ? Math.max(level, load[m]) : Math.min(level, load[m]);
@@ -206,7 +243,7 @@ final class SpreadNarrower {
             if (!placeable[m] || load[m] != level) {
                 continue;
             }
-            if (!shiftCheapest(m, level, top) || workLeft <= 0) {
+            if (!shiftCheapest(m, level, top) || work.spent()) {
                 undo(); // all or nothing per level, also when the budget ran out within it
                 return false;
             }
@@ -250,45 +287,35 @@ final class SpreadNarrower {
      * @return v, or -1
      */
     private int searchDown(int source, long level, long w) {
-        reset(source);
-        return searchDown(source, level, w, false);
+        ArrayDeque<Integer> queue = reset();
+        start(queue, source);
+        return searchDown(queue, level, w, false);
     }
 
-    /** {@link #searchDown} over free units only, from every placeable member at {@code level}. */
-    private int searchDown(long level, long w) {
-        Arrays.fill(dist, UNSEEN);
-        Arrays.fill(done, false);
-        for (int m = 0; m < load.length; m++) {
-            if (placeable[m] && load[m] == level) {
-                dist[m] = 0;
-                parent[m] = -1;
-            }
+    /** {@link #searchDown} over free units only, from every placeable member at {@code level} (ascending). */
+    private int searchDown(int[] sources, int count, long level, long w) {
+        ArrayDeque<Integer> queue = reset();
+        for (int i = 0; i < count; i++) {
+            start(queue, sources[i]);
         }
-        return searchDown(-1, level, w, true);
+        return searchDown(queue, level, w, true);
     }
 
-    private int searchDown(int source, long level, long w, boolean freeOnly) {
-        boolean[][] expanded = new boolean[2][units.classCount()];
-        ArrayDeque<Integer> queue = new ArrayDeque<>();
-        for (int m = 0; m < load.length; m++) {
-            if (dist[m] == 0) {
-                queue.add(m);
-            }
-        }
+    private int searchDown(ArrayDeque<Integer> queue, long level, long w, boolean freeOnly) {
         int best = -1;
         while (!queue.isEmpty()) {
             int x = queue.poll();
-            if (done[x]) {
+            if (finished[x] == stamp) {
                 continue;
             }
             if (best >= 0 && dist[x] > dist[best]) {
                 break;
             }
-            done[x] = true;
+            finished[x] = stamp;
             if (load[x] + w < level && (best < 0 || load[x] < load[best])) {
                 best = x; // of the cheapest, the lightest: it needs the load most
             }
-            workLeft -= classesOf[x].length;
+            work.scans += 1 + classesOf[x].length;
             for (int i = 0; i < classesOf[x].length; i++) {
                 int c = classesOf[x][i];
                 UnitPlacer.Holdings held = holdings[x][i];
@@ -296,10 +323,11 @@ final class SpreadNarrower {
                     continue;
                 }
                 int cost = held.hasFree(w) ? 0 : 1;
-                if (expanded[cost][c] || (freeOnly && cost > 0)) {
+                if (expanded[cost][c] == stamp || (freeOnly && cost > 0)) {
                     continue;
                 }
-                expanded[cost][c] = true;
+                expanded[cost][c] = stamp;
+                work.scans += units.classMembers[c].length;
                 for (int y : units.classMembers[c]) {
                     relax(queue, x, y, c, cost);
                 }
@@ -315,29 +343,28 @@ final class SpreadNarrower {
      * @return u, or -1
      */
     private int searchUp(int source, long level, long w) {
-        reset(source);
-        boolean[] expanded = new boolean[units.classCount()];
-        ArrayDeque<Integer> queue = new ArrayDeque<>();
-        queue.add(source);
+        ArrayDeque<Integer> queue = reset();
+        start(queue, source);
         int best = -1;
         while (!queue.isEmpty()) {
             int y = queue.poll();
-            if (done[y]) {
+            if (finished[y] == stamp) {
                 continue;
             }
             if (best >= 0 && dist[y] > dist[best]) {
                 break;
             }
-            done[y] = true;
+            finished[y] = stamp;
             if (y != source && load[y] - w > level && (best < 0 || load[y] > load[best])) {
                 best = y; // of the cheapest, the heaviest: it has the load to spare most
             }
+            work.scans++;
             for (int c : classesOf[y]) {
-                if (expanded[c]) {
+                if (expanded[0][c] == stamp) {
                     continue;
                 }
-                expanded[c] = true;
-                workLeft -= units.classMembers[c].length;
+                expanded[0][c] = stamp;
+                work.scans += units.classMembers[c].length;
                 for (int x : units.classMembers[c]) {
                     UnitPlacer.Holdings held = holdings[x][Arrays.binarySearch(classesOf[x], c)];
                     if (held != null && held.has(w)) {
@@ -349,18 +376,29 @@ final class SpreadNarrower {
         return best;
     }
 
-    private void reset(int source) {
-        Arrays.fill(dist, UNSEEN);
-        Arrays.fill(done, false);
+    /**
+     * Starts a search: a new stamp makes every member unseen and every class unexpanded at once,
+     * so a search costs what it visits, not a pass over all members and classes.
+     */
+    private ArrayDeque<Integer> reset() {
+        stamp++;
+        work.searches++;
+        return new ArrayDeque<>();
+    }
+
+    private void start(ArrayDeque<Integer> queue, int source) {
+        seen[source] = stamp;
         dist[source] = 0;
         parent[source] = -1;
+        queue.add(source);
     }
 
     private void relax(ArrayDeque<Integer> queue, int from, int to, int c, int cost) {
         int d = dist[from] + cost;
-        if (done[to] || d >= dist[to]) {
+        if (finished[to] == stamp || (seen[to] == stamp && d >= dist[to])) {
             return;
         }
+        seen[to] = stamp;
         dist[to] = d;
         parent[to] = from;
         via[to] = c;
@@ -377,8 +415,17 @@ final class SpreadNarrower {
         holding(from, c).remove(unit, w, isKept(unit));
         owner[unit] = to;
         holding(to, c).add(unit, w, isKept(unit));
+        if (byLoadDescending != null) {
+            byLoadDescending.remove(from);
+            byLoadDescending.remove(to);
+            work.heapOps += 4;
+        }
         load[from] -= w;
         load[to] += w;
+        if (byLoadDescending != null) {
+            byLoadDescending.add(from);
+            byLoadDescending.add(to);
+        }
         journal.add(new int[] {unit, from});
     }
 
@@ -404,9 +451,9 @@ final class SpreadNarrower {
     }
 
     private void logIfSpent(String step) {
-        if (workLeft <= 0) {
-            log.debug("Stopped {} after {} search steps: the assignment is valid, its spread may be wider than the "
-                    + "least possible", step, WORK_BUDGET);
+        if (work.exhausted) {
+            log.debug("Stopped {} when the work budget was spent ({}): the assignment is valid, its spread may be "
+                    + "wider than the least possible", step, work);
         }
     }
 }

@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -58,24 +60,32 @@ final class UnitPlacer {
     private final int[] owner;
     /** By unit: kept from the current target in step 1. */
     private final boolean[] kept;
+    private final AssignmentWork work;
+    /** Scratch for the member heaps of {@link #placeUnowned}, by member: reused class after class. */
+    private final int[] heapPosition;
+    private final int[] rackHeapPosition;
 
-    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks) {
+    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, AssignmentWork work) {
         this.units = units;
+        this.work = work;
         this.racks = racks;
         this.prior = prior;
         this.load = baseLoad.clone();
         this.owner = new int[units.count()];
         this.kept = new boolean[units.count()];
+        this.heapPosition = new int[baseLoad.length];
+        this.rackHeapPosition = racks.enabled() ? new int[baseLoad.length] : heapPosition;
         Arrays.fill(owner, -1);
     }
 
     /**
      * @param baseLoad by member: partitions it holds outside these units (of held topics)
      * @param prior    by unit: the member to keep it on, or -1; must be a member of the unit's class
+     * @param work     counts the work done, and bounds it
      * @return by unit: its member
      */
-    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks) {
-        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, racks);
+    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, AssignmentWork work) {
+        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, racks, work);
         placer.keepPriorOwners();
         int[][] unitsByClass = placer.unitsByClass();
         Integer[] order = placer.classesMostConstrainedFirst();
@@ -83,8 +93,8 @@ final class UnitPlacer {
             placer.placeUnowned(c, unitsByClass[c]);
         }
         if (units.classCount() > 1) {
-            SpreadNarrower.evenFree(units, placer.load, placer.owner, prior);
-            SpreadNarrower.narrow(units, placer.load, placer.owner, prior);
+            SpreadNarrower.evenFree(units, placer.load, placer.owner, prior, work);
+            SpreadNarrower.narrow(units, placer.load, placer.owner, prior, work);
         } else {
             placer.evenAll(unitsByClass);
         }
@@ -140,34 +150,83 @@ final class UnitPlacer {
             return;
         }
         Arrays.sort(pending, 0, n);
-        MemberHeap members = new MemberHeap(load, units.classMembers[c].length);
-        for (int m : units.classMembers[c]) {
+        int[] classMembers = units.classMembers[c];
+        MemberHeap members = new MemberHeap(load, classMembers.length, heapPosition);
+        for (int m : classMembers) {
             members.add(m);
         }
-        List<Integer> ties = new ArrayList<>();
+        Map<String, MemberHeap> byRack = racks.enabled() ? rackHeaps(classMembers) : Map.of();
+        work.heapOps += 2L * classMembers.length + 4L * n;
         for (int i = 0; i < n; i++) {
             int u = (int) pending[i];
-            int m = members.poll();
-            if (racks.enabled() && !racks.isLocal(u, m)) {
-                ties.clear();
-                while (!members.isEmpty() && load[members.peek()] == load[m] && !racks.isLocal(u, m)) {
-                    ties.add(m);
-                    m = members.poll();
-                }
-                if (!racks.isLocal(u, m) && !ties.isEmpty()) {
-                    // nobody local among the least loaded: the lowest index, as without racks
-                    ties.add(m);
-                    ties.sort(null);
-                    m = ties.remove(0);
-                }
-                for (int tie : ties) {
-                    members.add(tie);
-                }
+            int m = members.peek();
+            if (!byRack.isEmpty() && !racks.isLocal(u, m)) {
+                m = leastLoadedLocal(u, m, byRack);
+            }
+            MemberHeap rack = byRack.isEmpty() ? null : byRack.get(racks.rackOf(m));
+            members.remove(m);
+            if (rack != null) {
+                rack.remove(m);
             }
             owner[u] = m;
             load[m] += units.weight[u];
             members.add(m);
+            if (rack != null) {
+                rack.add(m);
+            }
         }
+    }
+
+    /** @return the class's members that have a rack, a heap per rack (they share one position array) */
+    private Map<String, MemberHeap> rackHeaps(int[] classMembers) {
+        Map<String, Integer> sizes = new HashMap<>();
+        for (int m : classMembers) {
+            if (racks.rackOf(m) != null) {
+                sizes.merge(racks.rackOf(m), 1, Integer::sum);
+            }
+        }
+        Map<String, MemberHeap> byRack = new HashMap<>();
+        sizes.forEach((rack, size) -> byRack.put(rack, new MemberHeap(load, size, rackHeapPosition)));
+        for (int m : classMembers) {
+            if (racks.rackOf(m) != null) {
+                byRack.get(racks.rackOf(m)).add(m);
+            }
+        }
+        return byRack;
+    }
+
+    /**
+     * Among the members as loaded as the least loaded one ({@code least}), the one of lowest index
+     * whose rack hosts a replica of the unit: the least loaded of each replica's rack is the only
+     * candidate of that rack. O(racks of the unit's replicas x log members), where popping the
+     * equally loaded members one by one costs as many as there are (all of them, in a fresh group).
+     *
+     * @return that member, or {@code least} if none is local
+     */
+    private int leastLoadedLocal(int unit, int least, Map<String, MemberHeap> byRack) {
+        Set<String> replicas = racks.replicaRacks(unit);
+        int best = -1;
+        if (replicas.size() <= byRack.size()) {
+            for (String rack : replicas) {
+                best = lighterLocal(byRack.get(rack), least, best);
+            }
+        } else {
+            for (Map.Entry<String, MemberHeap> rack : byRack.entrySet()) {
+                if (replicas.contains(rack.getKey())) {
+                    best = lighterLocal(rack.getValue(), least, best);
+                }
+            }
+        }
+        work.heapOps += Math.min(replicas.size(), byRack.size());
+        return best >= 0 ? best : least;
+    }
+
+    private int lighterLocal(MemberHeap rack, int least, int best) {
+        if (rack == null || rack.isEmpty()) {
+            return best;
+        }
+        int m = rack.peek();
+        return load[m] == load[least] && (best < 0 || m < best) ? m : best;
     }
 
     private Comparator<Integer> byLoad() {
@@ -208,23 +267,35 @@ final class UnitPlacer {
                 members.add(m);
             }
             byLoadInClass.add(members);
+            work.heapOps += units.classMembers[c].length;
         }
         TreeSet<Integer> byLoad = new TreeSet<>(byLoad());
         for (int m = 0; m < load.length; m++) {
             if (!classesOf.get(m).isEmpty()) {
                 byLoad.add(m);
+                work.heapOps++;
             }
         }
-        while (true) {
+        // The members that may still give. One that cannot give now cannot later unless it takes a
+        // unit: its load only falls, each class's least load only rises (a taker ends below its
+        // giver's old load), so its gaps only shrink, and its units only leave. So it is looked at
+        // once, not again for every move (half the members holding only partitions of a held topic
+        // would be looked at on each of thousands of moves).
+        TreeSet<Integer> givers = new TreeSet<>(byLoad);
+        work.heapOps += givers.size();
+        while (!work.spent()) {
             int move = -1;
             int giver = -1;
             int taker = -1;
             int moveClass = -1;
-            for (int candidate : byLoad.descendingSet()) {
+            for (Iterator<Integer> it = givers.descendingIterator(); it.hasNext(); ) {
+                int candidate = it.next();
+                work.scans++;
                 if (load[candidate] - load[byLoad.first()] < 2) {
                     break;
                 }
                 for (int c : classesOf.get(candidate)) {
+                    work.heapOps++;
                     int v = byLoadInClass.get(c).first();
                     long gap = load[candidate] - load[v];
                     if (gap < 2 || (taker >= 0 && load[v] >= load[taker])) {
@@ -241,6 +312,8 @@ final class UnitPlacer {
                     giver = candidate;
                     break;
                 }
+                it.remove();
+                work.heapOps++;
             }
             if (move < 0) {
                 return;
@@ -248,6 +321,8 @@ final class UnitPlacer {
             long w = units.weight[move];
             reposition(giver, byLoad, byLoadInClass, classesOf, false);
             reposition(taker, byLoad, byLoadInClass, classesOf, false);
+            givers.remove(giver);
+            givers.remove(taker);
             holdings.of(giver, moveClass).remove(move, w, kept[move]);
             kept[move] = false;
             holdings.of(taker, moveClass).add(move, w, false);
@@ -256,6 +331,9 @@ final class UnitPlacer {
             load[taker] += w;
             reposition(giver, byLoad, byLoadInClass, classesOf, true);
             reposition(taker, byLoad, byLoadInClass, classesOf, true);
+            givers.add(giver);
+            givers.add(taker); // it took a unit: it may give again
+            work.heapOps += 4 + 4L * (1 + classesOf.get(giver).size() + classesOf.get(taker).size()) + 2;
         }
     }
 
@@ -328,6 +406,7 @@ final class UnitPlacer {
         Holdings of(int member, int c) {
             return made.computeIfAbsent(key(member, c), k -> {
                 Holdings holdings = new Holdings();
+                work.scans += start[member + 1] - start[member];
                 for (int i = start[member]; i < start[member + 1]; i++) {
                     int u = byOwner[i];
                     if (units.unitClass[u] == c) {
