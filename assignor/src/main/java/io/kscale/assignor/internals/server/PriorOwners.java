@@ -90,7 +90,7 @@ final class PriorOwners {
         @Override
         public void accept(Uuid topic, Set<Integer> partitions) {
             int t = topics.indexOf(topic);
-            if (t < 0 || topics.isHeld(t) || partitions == null || !topics.subscribers[t].get(member)) {
+            if (t < 0 || topics.isHeld(t) || partitions == null || !topics.subscribes(member, t)) {
                 whole = false;
                 return;
             }

@@ -2,7 +2,6 @@ package io.kscale.assignor.internals.server;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,17 +54,27 @@ final class TaskUnits {
     }
 
     static TaskUnits of(SubscribedTopics topics) {
-        Map<BitSet, Integer> classes = new LinkedHashMap<>();
+        // Topics with the same readers (distinct subscriptions that name them) have the same subscribers.
+        Map<List<Integer>, Integer> classes = new LinkedHashMap<>();
+        int[] classOf = new int[topics.count()];
+        List<Integer> firstTopicOfClass = new ArrayList<>();
         Map<List<Object>, List<Integer>> groups = new LinkedHashMap<>();
         for (int t = 0; t < topics.count(); t++) {
             if (topics.isHeld(t)) {
                 continue;
             }
-            int c = classes.computeIfAbsent(topics.subscribers[t], s -> classes.size());
+            int topic = t;
+            int c = classes.computeIfAbsent(readersKey(topics.readers[t]), key -> {
+                firstTopicOfClass.add(topic);
+                return classes.size();
+            });
+            classOf[t] = c;
             groups.computeIfAbsent(List.of(topics.taskCounts[t], c), key -> new ArrayList<>()).add(t);
         }
         int[][] classMembers = new int[classes.size()][];
-        classes.forEach((members, c) -> classMembers[c] = members.stream().toArray());
+        for (int c = 0; c < classMembers.length; c++) {
+            classMembers[c] = topics.subscribers(firstTopicOfClass.get(c));
+        }
 
         int[] firstUnit = new int[topics.count()];
         Arrays.fill(firstUnit, -1);
@@ -96,7 +105,7 @@ final class TaskUnits {
         for (g = 0; g < groupTopics.length; g++) {
             int end = g + 1 < groupTopics.length ? groupFirstUnit[g + 1] : (int) units;
             int taskCount = groupTaskCount[g];
-            int c = classes.get(topics.subscribers[groupTopics[g][0]]);
+            int c = classOf[groupTopics[g][0]];
             // Task k < T holds n / T partitions of a topic of n, one more if k < n % T: add the
             // whole parts, and the remainders' ones as a running sum (no division per unit and topic).
             long whole = 0;
@@ -121,6 +130,15 @@ final class TaskUnits {
         }
         return new TaskUnits(topics, firstUnit, weight, unitClass, unitGroup, groupTopics, groupTaskCount,
                 groupFirstUnit, classMembers);
+    }
+
+    /** @return a key equal for equal arrays of readers */
+    private static List<Integer> readersKey(int[] readers) {
+        List<Integer> key = new ArrayList<>(readers.length);
+        for (int d : readers) {
+            key.add(d);
+        }
+        return key;
     }
 
     int count() {

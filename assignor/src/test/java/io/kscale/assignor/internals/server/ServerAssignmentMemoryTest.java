@@ -1,0 +1,63 @@
+package io.kscale.assignor.internals.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Memory per {@code assign()} is O(units + members + distinct subscriptions x members / 8), measured
+ * as the bytes the calling thread allocates ({@code com.sun.management.ThreadMXBean}), whatever the
+ * coordinator's subscription objects look like: it gives every member its own set, so 50,000
+ * members reading the same topic hand over 50,000 equal sets.
+ *
+ * <p>The bound's constant, {@value #BYTES_PER_ELEMENT} bytes per unit, member and member/8 of each
+ * distinct subscription: what one call keeps per member is a few references and ints in the
+ * member arrays, the sorted id list, the member's result (a map entry, a {@code MemberPartitions}
+ * and its map) and, here, the spec's own small objects handed over on each lookup; a few hundred
+ * bytes (17.6 MB in all here when this was written, about 350 bytes a member). A members-sized bit
+ * set per member (the bug this pins: 50,000 x 50,000 / 8 bytes; 333 MB in all) is far over it.
+ */
+class ServerAssignmentMemoryTest {
+
+    private static final long BYTES_PER_ELEMENT = 1_024;
+    private static final int MEMBERS = 50_000;
+    private static final int PARTITIONS = 100;
+
+    @Test
+    void shouldAllocateBySubscriptionContentNotByEachMembersOwnEqualSet() {
+        Uuid topic = new Uuid(9, 9);
+        TestGroup group = new TestGroup().topic(topic, PARTITIONS);
+        for (int m = 0; m < MEMBERS; m++) {
+            group.member(String.format("m%05d", m), List.of(topic)); // Set.copyOf: a set of its own
+        }
+        GroupSpec spec = group.spec();
+        SubscribedTopicDescriber describer = group.describer();
+        assertThat(spec.memberSubscription("m00000").subscribedTopicIds())
+                .isNotSameAs(spec.memberSubscription("m00001").subscribedTopicIds());
+        build(spec, describer); // class loading and the store's first answers, outside the count
+
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(thread);
+        GroupAssignment assignment = build(spec, describer);
+        long allocated = threads.getThreadAllocatedBytes(thread) - before;
+
+        assertThat(ServerChecks.loads(group, assignment).values().stream().mapToInt(Integer::intValue).sum())
+                .isEqualTo(PARTITIONS);
+        long distinctSubscriptions = 1;
+        long bound = BYTES_PER_ELEMENT * (PARTITIONS + MEMBERS + distinctSubscriptions * MEMBERS / 8);
+        assertThat(allocated).as("bytes allocated by one assign() of %,d members with equal subscriptions, bound %,d",
+                MEMBERS, bound).isLessThanOrEqualTo(bound);
+    }
+
+    private static GroupAssignment build(GroupSpec spec, SubscribedTopicDescriber describer) {
+        return new ServerAssignmentBuilder(spec, describer, new InMemoryTaskCountStore(), new TaskCountLog(),
+                new ServerAssignorMetrics(() -> 0)).build();
+    }
+}
