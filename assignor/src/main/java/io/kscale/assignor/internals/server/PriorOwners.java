@@ -15,6 +15,13 @@ import org.apache.kafka.common.Uuid;
  *       subscribes to, with a non-empty set of partitions that exist, and every unit it touches
  *       held entire. Such a target equals the assignment that gives the member exactly those
  *       units, so when placement does, the target itself is the result ({@link #unchanged}).</li>
+ *   <li>by unit, whether it is <b>pinned</b> to its prior owner: some of its partitions are in
+ *       no member's target (the topic grew, or their member left) while the prior owner holds
+ *       others. KIP-848's coordinator reconciles each partition on its own: a partition nobody
+ *       owns goes to its target owner at once, one another member owns only after that member
+ *       revoked it. Moved now, the unit's new partitions would reach its new owner while its old
+ *       ones are still read by the prior owner: two members reading its keys at once. Kept, the
+ *       prior owner gets them at once and revokes nothing. A later assignment may move it, whole.</li>
  * </ul>
  * On a member change of a large group most members keep what they have; handing their targets
  * back saves building a million partitions' worth of maps and sets again.
@@ -27,11 +34,14 @@ final class PriorOwners {
 
     /** By unit: its prior owner, or -1. */
     final int[] prior;
+    /** By unit: whether it must stay with its prior owner this time (see the class comment). */
+    final boolean[] pinned;
     /** By member: how many units its target holds, all entire, or -1 if its target is not whole units. */
     private final int[] wholeUnits;
 
-    private PriorOwners(int[] prior, int[] wholeUnits) {
+    private PriorOwners(int[] prior, boolean[] pinned, int[] wholeUnits) {
         this.prior = prior;
+        this.pinned = pinned;
         this.wholeUnits = wholeUnits;
     }
 
@@ -41,7 +51,11 @@ final class PriorOwners {
         for (int m = 0; m < members.count(); m++) {
             wholeUnits[m] = reader.read(m, members.currentTarget(m));
         }
-        return new PriorOwners(reader.prior, wholeUnits);
+        boolean[] pinned = new boolean[units.count()];
+        for (int u = 0; u < pinned.length; u++) {
+            pinned[u] = reader.prior[u] >= 0 && reader.inTargets[u] < units.weight[u];
+        }
+        return new PriorOwners(reader.prior, pinned, wholeUnits);
     }
 
     /**
@@ -54,6 +68,8 @@ final class PriorOwners {
         final int[] prior;
         private final int[] best;
         private final int[] count;
+        /** By unit: how many of its partitions the targets hold, all members together. */
+        final long[] inTargets;
         private final int[] touched;
         private int member;
         private int touchedCount;
@@ -66,6 +82,7 @@ final class PriorOwners {
             Arrays.fill(prior, -1);
             this.best = new int[units.count()];
             this.count = new int[units.count()];
+            this.inTargets = new long[units.count()];
             this.touched = new int[units.count()];
         }
 
@@ -82,6 +99,7 @@ final class PriorOwners {
                     prior[u] = m;
                 }
                 whole &= count[u] == units.weight[u];
+                inTargets[u] += count[u];
                 count[u] = 0;
             }
             return whole ? touchedCount : -1;

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Units</b> ({@link TaskUnits}): task t of the topics with the same T and the same
  *       subscribers; each unit's prior owner is the member holding most of its partitions in its
  *       current target ({@link PriorOwners}).</li>
- *   <li><b>Placement</b> ({@link UnitPlacer}): sticky, balanced by partitions, rack-aware.</li>
+ *   <li><b>Placement</b> ({@link UnitPlacer}): sticky, balanced by partitions, rack-aware; a unit
+ *       with partitions in no target (it grew) stays with its prior owner.</li>
  *   <li><b>Assembly</b>: each member's partitions from its units, member by member; a member
  *       whose result equals its current target gets that target back.</li>
  * </ol>
@@ -115,7 +116,7 @@ public final class ServerAssignmentBuilder {
         PriorOwners prior = PriorOwners.of(members, topics, units);
         RackLocality racks = new RackLocality(members, topics, units, describer);
         work = AssignmentWork.forGroup(units, members.count());
-        int[] owner = UnitPlacer.place(units, baseLoad, prior.prior, racks, work);
+        int[] owner = UnitPlacer.place(units, baseLoad, prior.prior, prior.pinned, racks, work);
         return assemble(members, topics, units, owner, held, prior.unchanged(owner));
     }
 

@@ -103,7 +103,8 @@ final class SpreadNarrower {
     private TreeSet<Integer> byLoadDescending;
     private long leastUnplaceable = Long.MAX_VALUE;
 
-    private SpreadNarrower(TaskUnits units, long[] load, int[] owner, int[] prior, AssignmentWork work) {
+    private SpreadNarrower(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned,
+                           AssignmentWork work) {
         this.units = units;
         this.work = work;
         this.load = load;
@@ -131,6 +132,9 @@ final class SpreadNarrower {
         work.heapOps += 2L * owner.length;
         TreeSet<Long> distinct = new TreeSet<>();
         for (int u = 0; u < owner.length; u++) {
+            if (pinned[u]) {
+                continue; // in its member's load, never in its holdings: no path moves it
+            }
             distinct.add(units.weight[u]);
             holding(owner[u], units.unitClass[u]).add(u, units.weight[u], isKept(u));
         }
@@ -147,12 +151,13 @@ final class SpreadNarrower {
      * @param load  by member: its load, changed in place
      * @param owner by unit: its member, changed in place
      * @param prior by unit: the member that held it before this assignment, or -1
+     * @param pinned by unit: whether it stays where it is
      */
-    static void narrow(TaskUnits units, long[] load, int[] owner, int[] prior, AssignmentWork work) {
+    static void narrow(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned, AssignmentWork work) {
         if (owner.length == 0) {
             return;
         }
-        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, work);
+        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, pinned, work);
         while (narrower.shiftLevel(true)) {
             // the top fell by at least one
         }
@@ -167,11 +172,12 @@ final class SpreadNarrower {
      * one lighter by more than the unit's weight, until none is left. Each lowers the sum of
      * squared loads, so the loop ends; it moves no partition a member held before.
      */
-    static void evenFree(TaskUnits units, long[] load, int[] owner, int[] prior, AssignmentWork work) {
+    static void evenFree(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned,
+                         AssignmentWork work) {
         if (owner.length == 0 || units.classCount() < 2) {
             return;
         }
-        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, work);
+        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, pinned, work);
         while (narrower.shiftFreeOnce()) {
             // the sum of squared loads fell
         }

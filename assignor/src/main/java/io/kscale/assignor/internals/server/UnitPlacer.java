@@ -19,7 +19,10 @@ import java.util.TreeSet;
  * <p>Steps:
  * <ol>
  *   <li><b>Keep</b>: a unit stays with its prior owner (the member that held most of its
- *       partitions in its current target) if that member may still take it.</li>
+ *       partitions in its current target) if that member may still take it. A <b>pinned</b> unit
+ *       (some of its partitions in no target, as after its topic grew) never moves in the later
+ *       steps: moved, its new partitions would reach the new owner before the old owner revoked
+ *       the old ones ({@link PriorOwners}).</li>
  *   <li><b>Place the rest</b> (new units, units of members that left), class by class, most
  *       constrained class first, heaviest unit first: on the least loaded member of the unit's
  *       class; among equally loaded members, on one whose rack hosts a replica
@@ -56,6 +59,8 @@ final class UnitPlacer {
     private final TaskUnits units;
     private final RackLocality racks;
     private final int[] prior;
+    /** By unit: stays with its prior owner, whatever the balance ({@link PriorOwners#pinned}). */
+    private final boolean[] pinned;
     private final long[] load;
     private final int[] owner;
     /** By unit: kept from the current target in step 1. */
@@ -65,8 +70,10 @@ final class UnitPlacer {
     private final int[] heapPosition;
     private final int[] rackHeapPosition;
 
-    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, AssignmentWork work) {
+    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, boolean[] pinned, RackLocality racks,
+                       AssignmentWork work) {
         this.units = units;
+        this.pinned = pinned;
         this.work = work;
         this.racks = racks;
         this.prior = prior;
@@ -81,11 +88,13 @@ final class UnitPlacer {
     /**
      * @param baseLoad by member: partitions it holds outside these units (of held topics)
      * @param prior    by unit: the member to keep it on, or -1; must be a member of the unit's class
+     * @param pinned   by unit: whether it stays with its prior owner whatever the balance
      * @param work     counts the work done, and bounds it
      * @return by unit: its member
      */
-    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, RackLocality racks, AssignmentWork work) {
-        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, racks, work);
+    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, boolean[] pinned, RackLocality racks,
+                       AssignmentWork work) {
+        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, pinned, racks, work);
         placer.keepPriorOwners();
         int[][] unitsByClass = placer.unitsByClass();
         Integer[] order = placer.classesMostConstrainedFirst();
@@ -93,8 +102,8 @@ final class UnitPlacer {
             placer.placeUnowned(c, unitsByClass[c]);
         }
         if (units.classCount() > 1) {
-            SpreadNarrower.evenFree(units, placer.load, placer.owner, prior, work);
-            SpreadNarrower.narrow(units, placer.load, placer.owner, prior, work);
+            SpreadNarrower.evenFree(units, placer.load, placer.owner, prior, pinned, work);
+            SpreadNarrower.narrow(units, placer.load, placer.owner, prior, pinned, work);
         } else {
             placer.evenAll(unitsByClass);
         }
@@ -409,7 +418,7 @@ final class UnitPlacer {
                 work.scans += start[member + 1] - start[member];
                 for (int i = start[member]; i < start[member + 1]; i++) {
                     int u = byOwner[i];
-                    if (units.unitClass[u] == c) {
+                    if (units.unitClass[u] == c && !pinned[u]) {
                         holdings.add(u, units.weight[u], kept[u]);
                     }
                 }

@@ -191,4 +191,57 @@ class ServerAssignmentBuilderTest {
         assertThat(assignment.members().get("m1").partitions()).isEqualTo(Map.of(ORDERS, Set.of(1, 2, 5, 6)));
         assertThat(assignment.members().get("m2").partitions()).isEqualTo(Map.of(ORDERS, Set.of(3, 7)));
     }
+    /**
+     * KIP-848's coordinator reconciles each partition on its own: a partition nobody owns goes to
+     * its target owner at once, one another member owns only once that member revoked it. So a
+     * unit that grows and moves in one assignment is read by two members for a while: the new
+     * member gets the new partitions at once while the old one still holds the old ones. Here m3
+     * joins in the epoch in which the topic grows from 4 to 8 partitions; evening would give m3
+     * one of m0's two grown tasks. Every grown task must stay where its old partition is.
+     */
+    @Test
+    void shouldKeepEveryGrownTaskWithItsOwnerWhenAMemberJoinsAsTheTopicGrows() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 4).member("m0", ORDERS).member("m1", ORDERS).member("m2", ORDERS);
+        group.apply(assign(group, store));
+        Map<Integer, String> before = taskOwners(group, assign(group, store), ORDERS, 4);
+        assertThat(loads(group, assign(group, store)).values()).containsExactlyInAnyOrder(2, 1, 1);
+
+        group.topic(ORDERS, 8).member("m3", ORDERS);
+        GroupAssignment grown = assign(group, store);
+
+        assertComplete(group, grown, Set.of(ORDERS));
+        assertThat(taskOwners(group, grown, ORDERS, 4)).isEqualTo(before);
+        assertThat(moved(group, grown)).isZero();
+
+        // The next change may balance: the grown tasks are whole on their owners now.
+        group.apply(grown).member("m4", ORDERS);
+        GroupAssignment later = assign(group, store);
+        assertThat(loads(group, later).values()).containsExactlyInAnyOrder(2, 2, 2, 2, 0);
+    }
+
+    /** The same with mixed subscriptions (the narrower, not the evening), and a member leaving in the same epoch. */
+    @Test
+    void shouldKeepEveryGrownTaskWithItsOwnerWhenMembersComeAndGoAsTopicsGrowWithMixedSubscriptions() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 6).topic(PAYMENTS, 3)
+                .member("m0", ORDERS, PAYMENTS).member("m1", ORDERS).member("m2", ORDERS, PAYMENTS).member("m3", PAYMENTS);
+        group.apply(assign(group, store));
+        GroupAssignment start = assign(group, store);
+        Map<Integer, String> ordersBefore = taskOwners(group, start, ORDERS, 6);
+        Map<Integer, String> paymentsBefore = taskOwners(group, start, PAYMENTS, 3);
+
+        group.topic(ORDERS, 12).topic(PAYMENTS, 6).leave("m3").member("m4", ORDERS, PAYMENTS).member("m5", ORDERS);
+        GroupAssignment grown = assign(group, store);
+
+        assertComplete(group, grown, Set.of(ORDERS, PAYMENTS));
+        Map<Integer, String> ordersAfter = taskOwners(group, grown, ORDERS, 6);
+        Map<Integer, String> paymentsAfter = taskOwners(group, grown, PAYMENTS, 3);
+        ordersBefore.forEach((task, member) -> assertThat(ordersAfter.get(task)).as("orders task %d", task).isEqualTo(member));
+        paymentsBefore.forEach((task, member) -> {
+            if (!member.equals("m3")) {
+                assertThat(paymentsAfter.get(task)).as("payments task %d", task).isEqualTo(member);
+            }
+        });
+    }
 }

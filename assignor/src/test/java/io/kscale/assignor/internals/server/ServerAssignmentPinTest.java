@@ -41,8 +41,12 @@ class ServerAssignmentPinTest {
      * SHA-256 of every assignment's canonical text. Taken from the builder before the speed-up
      * (8fae62df...), then once more from the mixed-subscription change ({@code SpreadNarrower}, a
      * deliberate change of rule) without the speed-up: the sped-up build gives the same digest.
+     * Taken again (was aed00d65...) for a deliberate change of rule: a unit with partitions in no
+     * target (grown) stays with its prior owner ({@code PriorOwners.pinned}), so that KIP-848's
+     * per-partition reconciliation never hands its new partitions to one member while another
+     * still reads the old ones; with that rule switched off the build gave aed00d65... again.
      */
-    private static final String DIGEST = "aed00d650f04fdede3ba874ecd1343ec083b5c06f7cd65feea851d3b6726e898";
+    private static final String DIGEST = "bf6946fb270be59c9002eff59c39c7dd75daa6d9fad3842c83a4df115c12323d";
 
     @Test
     void shouldAssignSeededGroupsExactlyAsBeforeTheSpeedUp() throws NoSuchAlgorithmException {
