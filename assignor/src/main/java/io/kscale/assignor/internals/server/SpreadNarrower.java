@@ -97,11 +97,15 @@ final class SpreadNarrower {
     private final int[][] expanded;
     private int stamp;
     /**
-     * Placeable members by load, descending, then by index, kept up to date by {@link #move};
-     * made by the first {@link #shiftFreeOnce} (narrowing does not need it).
+     * Placeable members by load, descending, then by index, kept up to date by {@link #move}: the
+     * levels of {@link #shiftFreeOnce}, and the lightest and heaviest load any search can reach,
+     * at which it stops.
      */
-    private TreeSet<Integer> byLoadDescending;
+    private final TreeSet<Integer> byLoadDescending;
     private long leastUnplaceable = Long.MAX_VALUE;
+    /** The placeable members' load, all together (moves keep it), and their number. */
+    private long placeableTotal;
+    private long placeableCount;
 
     private SpreadNarrower(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned,
                            AssignmentWork work) {
@@ -145,6 +149,18 @@ final class SpreadNarrower {
         this.seen = new int[members];
         this.finished = new int[members];
         this.expanded = new int[2][units.classCount()];
+        this.byLoadDescending = new TreeSet<>((a, b) -> load[a] != load[b] ? Long.compare(load[b], load[a])
+                : Integer.compare(a, b));
+        for (int m = 0; m < members; m++) {
+            if (placeable[m]) {
+                byLoadDescending.add(m);
+                placeableTotal += load[m];
+                placeableCount++;
+            } else {
+                leastUnplaceable = Math.min(leastUnplaceable, load[m]);
+            }
+        }
+        work.heapOps += members;
     }
 
     /**
@@ -192,18 +208,6 @@ final class SpreadNarrower {
         if (work.spent()) {
             return false;
         }
-        if (byLoadDescending == null) {
-            byLoadDescending = new TreeSet<>((a, b) -> load[a] != load[b] ? Long.compare(load[b], load[a])
-                    : Integer.compare(a, b));
-            for (int m = 0; m < load.length; m++) {
-                if (placeable[m]) {
-                    byLoadDescending.add(m);
-                } else {
-                    leastUnplaceable = Math.min(leastUnplaceable, load[m]);
-                }
-            }
-            work.heapOps += load.length;
-        }
         if (byLoadDescending.isEmpty()) {
             return false;
         }
@@ -245,6 +249,12 @@ final class SpreadNarrower {
             }
         }
         journal.clear();
+        // Moves keep the placeable members' total: every one of them below L (above l) needs
+        // total <= (L - 1) x n (>= (l + 1) x n). Without it a member of the level is bound to find
+        // no path, after the others' searches and moves, which would then be undone.
+        if (top ? placeableTotal > (level - 1) * placeableCount : placeableTotal < (level + 1) * placeableCount) {
+            return false;
+        }
         for (int m = 0; m < load.length; m++) {
             if (!placeable[m] || load[m] != level) {
                 continue;
@@ -309,7 +319,9 @@ final class SpreadNarrower {
 
     private int searchDown(ArrayDeque<Integer> queue, long level, long w, boolean freeOnly) {
         int best = -1;
-        while (!queue.isEmpty()) {
+        // Nobody is lighter than the lightest placeable member: once it is the best, the search is done.
+        long lightest = load[byLoadDescending.last()];
+        while (!queue.isEmpty() && (best < 0 || load[best] > lightest)) {
             int x = queue.poll();
             if (finished[x] == stamp) {
                 continue;
@@ -352,7 +364,9 @@ final class SpreadNarrower {
         ArrayDeque<Integer> queue = reset();
         start(queue, source);
         int best = -1;
-        while (!queue.isEmpty()) {
+        // Nobody is heavier than the heaviest placeable member: once it is the best, the search is done.
+        long heaviest = load[byLoadDescending.first()];
+        while (!queue.isEmpty() && (best < 0 || load[best] < heaviest)) {
             int y = queue.poll();
             if (finished[y] == stamp) {
                 continue;
@@ -421,17 +435,13 @@ final class SpreadNarrower {
         holding(from, c).remove(unit, w, isKept(unit));
         owner[unit] = to;
         holding(to, c).add(unit, w, isKept(unit));
-        if (byLoadDescending != null) {
-            byLoadDescending.remove(from);
-            byLoadDescending.remove(to);
-            work.heapOps += 4;
-        }
+        byLoadDescending.remove(from);
+        byLoadDescending.remove(to);
+        work.heapOps += 4;
         load[from] -= w;
         load[to] += w;
-        if (byLoadDescending != null) {
-            byLoadDescending.add(from);
-            byLoadDescending.add(to);
-        }
+        byLoadDescending.add(from);
+        byLoadDescending.add(to);
         journal.add(new int[] {unit, from});
     }
 
