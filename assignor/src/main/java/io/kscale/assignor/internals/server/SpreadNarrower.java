@@ -106,6 +106,9 @@ final class SpreadNarrower {
     /** The placeable members' load, all together (moves keep it), and their number. */
     private long placeableTotal;
     private long placeableCount;
+    /** By member: the units in its holdings that move for free (not on their prior owner); all together. */
+    private final int[] freeHeld;
+    private long freeTotal;
 
     private SpreadNarrower(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned,
                            AssignmentWork work) {
@@ -134,6 +137,7 @@ final class SpreadNarrower {
         }
         work.scans += members + AssignmentWork.memberClassPairs(units);
         work.heapOps += 2L * owner.length;
+        this.freeHeld = new int[members];
         TreeSet<Long> distinct = new TreeSet<>();
         for (int u = 0; u < owner.length; u++) {
             if (pinned[u]) {
@@ -141,6 +145,7 @@ final class SpreadNarrower {
             }
             distinct.add(units.weight[u]);
             holding(owner[u], units.unitClass[u]).add(u, units.weight[u], isKept(u));
+            countFree(u, 1);
         }
         this.weights = distinct.descendingSet().stream().mapToLong(Long::longValue).toArray();
         this.dist = new int[members];
@@ -249,6 +254,12 @@ final class SpreadNarrower {
             }
         }
         journal.clear();
+        if (!top && weights.length == 1) {
+            int alone = aloneAtTheBottom();
+            if (alone >= 0 && freeTotal == freeHeld[alone] && raiseAlone(alone) > 0) {
+                return true;
+            }
+        }
         // Moves keep the placeable members' total: every one of them below L (above l) needs
         // total <= (L - 1) x n (>= (l + 1) x n). Without it a member of the level is bound to find
         // no path, after the others' searches and moves, which would then be undone.
@@ -265,6 +276,91 @@ final class SpreadNarrower {
             }
         }
         return true;
+    }
+
+    /** @return the placeable member of least load if no other has that load, else -1 */
+    private int aloneAtTheBottom() {
+        if (byLoadDescending.isEmpty()) {
+            return -1;
+        }
+        int last = byLoadDescending.last();
+        Integer next = byLoadDescending.lower(last);
+        return next == null || load[next] > load[last] ? last : -1;
+    }
+
+    /**
+     * The bottom level when it is one member, {@code s}, and every unit has one weight w and none
+     * is free but those on s (a member joining a group whose units all stay: the newcomer at 0
+     * takes hundreds of units one level at a time). Then {@link #searchUp} from s finds, level
+     * after level, the heaviest member that shares a class with s and holds a unit of w there,
+     * ties to the first it relaxes: the first class of s (in s's class order) in which it holds
+     * one, then its place in that class. Only s and that giver change: so the givers are ranked
+     * once, by a pass over s's classes, and taken from a sorted set level after level, as long as
+     * s stays alone at the bottom and the heaviest can give; the same moves as one search per
+     * level, which would cost s's whole neighbourhood each time.
+     *
+     * @return how many levels s rose (each a level reached: nothing to undo)
+     */
+    private int raiseAlone(int s) {
+        long w = weights[0];
+        long[] rank = new long[load.length];
+        int[] viaClass = new int[load.length];
+        Arrays.fill(rank, -1);
+        work.scans += load.length;
+        TreeSet<Integer> givers = new TreeSet<>((a, b) -> load[a] != load[b] ? Long.compare(load[b], load[a])
+                : Long.compare(rank[a], rank[b]));
+        for (int i = 0; i < classesOf[s].length; i++) {
+            int c = classesOf[s][i];
+            int[] members = units.classMembers[c];
+            work.scans += members.length;
+            for (int k = 0; k < members.length; k++) {
+                int x = members[k];
+                if (x != s && rank[x] < 0 && holds(x, c, w)) {
+                    rank[x] = (long) i << 32 | k;
+                    viaClass[x] = c;
+                    givers.add(x);
+                    work.heapOps++;
+                }
+            }
+        }
+        int raised = 0;
+        while (!work.spent() && !givers.isEmpty() && aloneAtTheBottom() == s && freeTotal == freeHeld[s]) {
+            long level = load[s];
+            int x = givers.first();
+            if (placeableTotal < (level + 1) * placeableCount || load[x] - w <= level) {
+                break; // no level above for all, or no direct giver: a longer path is the search's to find
+            }
+            givers.remove(x);
+            move(holding(x, viaClass[x]).take(w), x, s);
+            journal.clear(); // s left its level alone: reached
+            raised++;
+            if (!holds(x, viaClass[x], w)) {
+                rerank(x, s, w, rank, viaClass);
+            }
+            if (rank[x] >= 0) {
+                givers.add(x);
+            }
+            work.heapOps += 2;
+        }
+        return raised;
+    }
+
+    /** Ranks x again by the first class of s in which it still holds a unit of w, or -1 if none. */
+    private void rerank(int x, int s, long w, long[] rank, int[] viaClass) {
+        rank[x] = -1;
+        work.scans += classesOf[s].length;
+        for (int i = 0; i < classesOf[s].length && rank[x] < 0; i++) {
+            int c = classesOf[s][i];
+            if (Arrays.binarySearch(classesOf[x], c) >= 0 && holds(x, c, w)) {
+                rank[x] = (long) i << 32 | Arrays.binarySearch(units.classMembers[c], x);
+                viaClass[x] = c;
+            }
+        }
+    }
+
+    private boolean holds(int member, int c, long w) {
+        UnitPlacer.Holdings held = holdings[member][Arrays.binarySearch(classesOf[member], c)];
+        return held != null && held.has(w);
     }
 
     /** One path for the member at {@code level}, the cheapest over all weights; false if none. */
@@ -432,9 +528,11 @@ final class SpreadNarrower {
     private void move(int unit, int from, int to) {
         int c = units.unitClass[unit];
         long w = units.weight[unit];
+        countFree(unit, -1);
         holding(from, c).remove(unit, w, isKept(unit));
         owner[unit] = to;
         holding(to, c).add(unit, w, isKept(unit));
+        countFree(unit, 1);
         byLoadDescending.remove(from);
         byLoadDescending.remove(to);
         work.heapOps += 4;
@@ -451,6 +549,14 @@ final class SpreadNarrower {
             move(step[0], owner[step[0]], step[1]);
         }
         journal.clear();
+    }
+
+    /** Counts a unit of the holdings on its owner, if it is free to move ({@code delta} 1), or no longer ({@code -1}). */
+    private void countFree(int unit, int delta) {
+        if (!isKept(unit)) {
+            freeHeld[owner[unit]] += delta;
+            freeTotal += delta;
+        }
     }
 
     /** On the member that held it before: moving it costs its partitions. */

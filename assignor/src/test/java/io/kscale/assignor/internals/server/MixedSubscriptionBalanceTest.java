@@ -44,6 +44,16 @@ class MixedSubscriptionBalanceTest {
         checkShape(10_000, 2_000);
     }
 
+    /**
+     * The shape where the old search budget ran out after a join (a spread of 502 against
+     * uniform's 1). About a minute of CPU here, most of it uniform's and the groups' setup.
+     */
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void shouldBalanceAsWellAsUniformAfterAJoinOrALeaveWithAMillionPartitions() {
+        checkShape(1_000_000, 2_000);
+    }
+
     private static void checkShape(int partitions, int members) {
         int side = (int) Math.round(Math.sqrt(partitions));
         List<Uuid> topics = new ArrayList<>();
