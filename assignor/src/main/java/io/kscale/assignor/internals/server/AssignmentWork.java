@@ -20,12 +20,13 @@ package io.kscale.assignor.internals.server;
  * log2(members). The pairs (a member and an eligibility class it may take units of, at most the
  * entries of the subscriptions) are there because reading the subscriptions is part of any
  * assignment: with every member reading a different subset of many one-partition topics, the
- * pairs outnumber units and members. The loops that
- * could in principle search on (evening, narrowing the spread) stop when it is spent, leaving a
- * valid assignment that may be less balanced than it could be. A broker placing a million units
- * on 2,000 members gets about 700 million steps (roughly a second); the shapes measured for this assignor need a
- * small part of that ({@code AssignmentWorkBoundTest}), so the budget is a guarantee, not a
- * limit that shapes the result.
+ * pairs outnumber units and members. The loops that could in principle search on (evening,
+ * narrowing the spread) stop when it is spent, leaving a valid assignment that may be less
+ * balanced than it could be. It is a guard against a runaway search, not a time limit: a million
+ * units on 2,000 members get about 700 million steps, many seconds of a coordinator thread. The
+ * shapes tested need a few percent of it, except a fresh group of a million partitions in 1,000
+ * topics read by 2,000 members in mixed subscriptions, whose first evening of the units it placed
+ * takes about half ({@code AssignmentWorkBoundTest}, {@code MixedSubscriptionBalanceTest}).
  */
 final class AssignmentWork {
 
