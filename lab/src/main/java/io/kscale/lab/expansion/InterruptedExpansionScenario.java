@@ -1,6 +1,11 @@
 package io.kscale.lab.expansion;
 
 import io.kscale.lab.cluster.KafkaCluster;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.common.GroupState;
@@ -216,12 +222,39 @@ public final class InterruptedExpansionScenario {
      * Restarts every broker at once (each is killed, then started on its data) and returns when
      * all are registered again: no broker's memory, and no coordinator, outlives it.
      */
-    private static void restartEveryBroker(KafkaCluster cluster) {
+    private static void restartEveryBroker(KafkaCluster cluster) throws InterruptedException {
+        long loadedBefore = taskCountStoreLoads(cluster);
         CompletableFuture.allOf(cluster.brokerIds().stream()
                 .map(broker -> CompletableFuture.runAsync(() -> cluster.restart(broker)))
                 .toArray(CompletableFuture[]::new)).join();
         log.info("Every broker restarted: {}", cluster.brokerIds());
+        if (loadedBefore > 0) {
+            // A broker-side assignor holds a topic while its store loads, and a held group gets
+            // its full assignment only at the group's next change (docs/server-assignor.md, Held
+            // topics): growing the topic before the coordinator's store has loaded would leave
+            // the new partitions unassigned, which is that documented limit, not what this
+            // interruption tests. So, as an operator would watch the brokers' logs, wait for
+            // every broker's store.
+            ExpansionScenario.await(() -> taskCountStoreLoads(cluster) >= loadedBefore + cluster.brokerCount(), TIMEOUT,
+                    () -> "the task count store of every restarted broker to load");
+        }
     }
+
+    /** @return how often the brokers' logs (where the backend keeps them) say a task count store loaded */
+    private static long taskCountStoreLoads(KafkaCluster cluster) {
+        long loads = 0;
+        for (Path file : cluster.logFiles()) {
+            try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
+                loads += lines.filter(line -> line.contains(TASK_COUNT_STORE_LOADED)).count();
+            } catch (IOException | UncheckedIOException e) {
+                log.debug("Could not read {}: {}", file, e.toString());
+            }
+        }
+        return loads;
+    }
+
+    /** What a broker logs once its task count store has read its topic (KafkaTaskCountStore). */
+    private static final String TASK_COUNT_STORE_LOADED = "Task count store loaded from topic";
 
     private static void recreateTopic(Admin admin, String topic, int partitions)
             throws InterruptedException, ExecutionException, TimeoutException {
