@@ -434,6 +434,20 @@ public final class DockerKafkaCluster implements KafkaCluster {
         }
     }
 
+    /** Each broker container's output so far (a restarted container keeps its earlier output). */
+    @Override
+    public String brokerLogText() {
+        StringBuilder text = new StringBuilder();
+        for (Broker broker : brokers) {
+            try {
+                text.append(broker.container.getLogs()).append('\n');
+            } catch (RuntimeException e) {
+                log.debug("Could not read the log of broker {}: {}", broker.id, e.toString());
+            }
+        }
+        return text.toString();
+    }
+
     private void saveLog(Broker broker) {
         Path file = clusterDir.resolve("broker-" + broker.id + ".log");
         try {

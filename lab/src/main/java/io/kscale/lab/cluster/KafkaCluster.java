@@ -1,5 +1,9 @@
 package io.kscale.lab.cluster;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -68,6 +72,23 @@ public interface KafkaCluster extends AutoCloseable {
      */
     default List<Path> logFiles() {
         return List.of();
+    }
+
+    /**
+     * The brokers' log output so far, every broker's, for scenarios that wait on a line the
+     * brokers log (as an operator watching them would); by default read from {@link #logFiles()},
+     * so empty where the backend keeps none.
+     */
+    default String brokerLogText() {
+        StringBuilder text = new StringBuilder();
+        for (Path file : logFiles()) {
+            try {
+                text.append(Files.readString(file, StandardCharsets.UTF_8)).append('\n');
+            } catch (IOException | UncheckedIOException e) {
+                // A log being rotated or not there yet: what it says is read next time.
+            }
+        }
+        return text.toString();
     }
 
     int brokerCount();

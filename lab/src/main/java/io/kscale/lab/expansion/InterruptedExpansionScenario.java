@@ -1,11 +1,6 @@
 package io.kscale.lab.expansion;
 
 import io.kscale.lab.cluster.KafkaCluster;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +11,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.common.GroupState;
@@ -240,15 +234,12 @@ public final class InterruptedExpansionScenario {
         }
     }
 
-    /** @return how often the brokers' logs (where the backend keeps them) say a task count store loaded */
+    /** @return how often the brokers' logs say a task count store loaded */
     private static long taskCountStoreLoads(KafkaCluster cluster) {
+        String text = cluster.brokerLogText();
         long loads = 0;
-        for (Path file : cluster.logFiles()) {
-            try (Stream<String> lines = Files.lines(file, StandardCharsets.UTF_8)) {
-                loads += lines.filter(line -> line.contains(TASK_COUNT_STORE_LOADED)).count();
-            } catch (IOException | UncheckedIOException e) {
-                log.debug("Could not read {}: {}", file, e.toString());
-            }
+        for (int at = text.indexOf(TASK_COUNT_STORE_LOADED); at >= 0; at = text.indexOf(TASK_COUNT_STORE_LOADED, at + 1)) {
+            loads++;
         }
         return loads;
     }
