@@ -502,12 +502,18 @@ class ExpansionBarrierTest {
      * where the brokers' assignor keeps it by topic id: the barrier reads it there and merges as
      * on the classic protocol. Until it is read, records pass through.
      */
-    @Test
-    void shouldMergeByTheTaskCountTheBrokersKeepOnTheConsumerProtocol() {
+    /** A consumer on group.protocol=consumer holding partitions 1 and 5, its barrier reading T from a mocked cluster. */
+    private MockTaskCountTopic startOnTheConsumerProtocol() {
         MockTaskCountTopic cluster = new MockTaskCountTopic();
         cluster.createTopic(ORDERS);
         storeClients = cluster.clients(settings -> { });
         start(null, MAX_HOLD, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"), orders(1), orders(5));
+        return cluster;
+    }
+
+    @Test
+    void shouldMergeByTheTaskCountTheBrokersKeepOnTheConsumerProtocol() {
+        MockTaskCountTopic cluster = startOnTheConsumerProtocol();
         consumer.append(orders(5), 110, "k", "k#2");
         consumer.append(orders(1), 100, "k", "k#1");
         consumer.fetchOnly(orders(5));
@@ -529,10 +535,7 @@ class ExpansionBarrierTest {
     /** A topic whose T cannot be read (not assigned by the broker-side assignor) waits max hold, then passes through, counted. */
     @Test
     void shouldPassATopicWithoutARecordedTaskCountThroughAfterMaxHoldCountingIt() {
-        MockTaskCountTopic cluster = new MockTaskCountTopic();
-        cluster.createTopic(ORDERS);
-        storeClients = cluster.clients(settings -> { });
-        start(null, MAX_HOLD, Map.of(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"), orders(1), orders(5));
+        startOnTheConsumerProtocol(); // no T is ever recorded for the topic
         consumer.append(orders(1), 100, "k", "k#1");
         assertThat(poll()).isEmpty();
 
