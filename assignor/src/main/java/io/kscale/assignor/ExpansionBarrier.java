@@ -614,15 +614,15 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
 
     /** Resumes the partitions that waited for their topic's T once it is read or max hold is over; forgets revoked ones. */
     private void resumeAwaitingTaskCounts(Set<TopicPartition> assignment) {
-        withoutTaskCount.retainAll(assignment);
-        if (clusterTaskCounts != null) {
-            Map<String, Integer> counts = clusterTaskCounts.taskCounts();
-            withoutTaskCount.removeIf(tp -> counts.containsKey(tp.topic()));
+        if (clusterTaskCounts == null) {
+            return; // the classic protocol: nothing ever waits for T
         }
+        Map<String, Integer> counts = clusterTaskCounts.taskCounts();
+        withoutTaskCount.retainAll(assignment);
+        withoutTaskCount.removeIf(tp -> counts.containsKey(tp.topic()));
         if (awaitingTaskCount.isEmpty()) {
             return;
         }
-        Map<String, Integer> counts = clusterTaskCounts.taskCounts();
         Set<TopicPartition> paused = consumer.paused();
         long now = time.milliseconds();
         for (Iterator<Map.Entry<TopicPartition, Long>> it = awaitingTaskCount.entrySet().iterator(); it.hasNext(); ) {
@@ -638,16 +638,13 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
                 withoutTaskCount.add(tp);
                 consumer.resume(Collections.singleton(tp));
                 metrics.released(ReleaseCause.UNKNOWN_TASK_COUNT);
-                int cause = ReleaseCause.UNKNOWN_TASK_COUNT.ordinal();
-                releasesSinceWarned[cause]++;
-                if (lastWarnedMs[cause] != NEVER && now - lastWarnedMs[cause] < WARN_INTERVAL_MS) {
+                long sinceWarned = warningDue(ReleaseCause.UNKNOWN_TASK_COUNT, now);
+                if (sinceWarned == 0) {
                     LOG.debug("Returning the records of {} unmerged: its topic's task count is not read", tp);
                 } else {
                     LOG.warn("ExpansionBarrier: returning the records of {} unmerged: {}. {} partition(s) so since the "
                             + "last warning; counted in the metric {}", tp, ReleaseCause.UNKNOWN_TASK_COUNT.explanation(),
-                            releasesSinceWarned[cause], ReleaseCause.UNKNOWN_TASK_COUNT.metricName());
-                    lastWarnedMs[cause] = now;
-                    releasesSinceWarned[cause] = 0;
+                            sinceWarned, ReleaseCause.UNKNOWN_TASK_COUNT.metricName());
                 }
             }
         }
@@ -833,9 +830,8 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
     /** Counts a release by a bound and warns of it, at most once per cause a minute. */
     private void released(TaskMerge.Release release, long now) {
         metrics.released(release.cause);
-        int cause = release.cause.ordinal();
-        releasesSinceWarned[cause]++;
-        if (lastWarnedMs[cause] != NEVER && now - lastWarnedMs[cause] < WARN_INTERVAL_MS) {
+        long sinceWarned = warningDue(release.cause, now);
+        if (sinceWarned == 0) {
             LOG.debug("Released {} at offset {} (timestamp {}, fetched at {}) before {} passed it: {}", release.partition,
                     release.offset, release.timestamp, release.fetchedAt, release.sibling, release.cause);
             return;
@@ -843,9 +839,25 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         LOG.warn("ExpansionBarrier: returned records of {} from offset {} (timestamp {}, fetched at {}) before {} of "
                 + "the same task had passed them: {}. {} such release(s) since the last warning of this cause; counted in "
                 + "the metric {}", release.partition, release.offset, release.timestamp, release.fetchedAt,
-                release.sibling, release.cause.explanation(), releasesSinceWarned[cause], release.cause.metricName());
-        lastWarnedMs[cause] = now;
-        releasesSinceWarned[cause] = 0;
+                release.sibling, release.cause.explanation(), sinceWarned, release.cause.metricName());
+    }
+
+    /**
+     * Counts one more release of the cause for its WARN, at most one a minute.
+     *
+     * @return 0 if the cause's WARN is not due yet; else the releases since the last WARN, this one
+     *     included (the WARN is then taken as given)
+     */
+    private long warningDue(ReleaseCause cause, long now) {
+        int i = cause.ordinal();
+        releasesSinceWarned[i]++;
+        if (lastWarnedMs[i] != NEVER && now - lastWarnedMs[i] < WARN_INTERVAL_MS) {
+            return 0;
+        }
+        long since = releasesSinceWarned[i];
+        lastWarnedMs[i] = now;
+        releasesSinceWarned[i] = 0;
+        return since;
     }
 
     /** Buffers a newly held partition, seeks it back and pauses it; or moves a buffered partition's position past what went. */
