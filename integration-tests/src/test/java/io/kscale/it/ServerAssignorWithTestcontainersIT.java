@@ -31,9 +31,8 @@ import org.testcontainers.utility.MountableFile;
  * <p>In your own project the image is {@code apache/kafka:4.4.0} and the jar is
  * {@code kscale-assignor-<version>.jar} from your build's dependencies; here the image is
  * whichever the Docker suite found and the jar is this build's ({@link ServerAssignorPlugin#jar}).
- * Until the broker-side assignor is in the assignor module (issue 18), the broker lists
- * {@code uniform,range} only and the consumer check is skipped with that reason; the copy and the
- * setting are checked already.
+ * The Docker suite's check of the broker-side assignor in containers ({@code ServerSideExpansionIT}
+ * runs its expansions on broker processes only).
  */
 class ServerAssignorWithTestcontainersIT {
 

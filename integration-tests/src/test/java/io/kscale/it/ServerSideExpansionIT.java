@@ -42,10 +42,13 @@ import org.slf4j.LoggerFactory;
  * consumer protocol, then a growth that only a kept task count survives
  * ({@link InterruptedExpansionScenario}, whose comment says why {@code uniform} must split there).
  *
- * <p>Until the broker-side assignor is in the assignor module (issue 18), the kscale cases are
- * skipped with that reason and the brokers list {@code uniform,range} only; the controls run.
+ * <p>The process suite only: what these cases check is the assignor and the clients, which run the
+ * same in broker processes and in containers, and at about 10 minutes the class is the suite's
+ * longest. The Docker suite runs the assignor's jar in containers through
+ * {@code ServerAssignorWithTestcontainersIT}.
  */
-@RealKafkaCluster(brokers = 3, serverAssignors = true, brokerProperties = {
+@RealKafkaCluster(brokers = 3, serverAssignors = true, processSuiteOnly = "the assignor and its clients run the same in "
+        + "broker processes; the Docker suite's ServerAssignorWithTestcontainersIT runs its jar in containers", brokerProperties = {
         "group.consumer.min.heartbeat.interval.ms=500", "group.consumer.heartbeat.interval.ms=500"})
 class ServerSideExpansionIT {
 
