@@ -14,7 +14,8 @@ import java.util.Arrays;
  * the ratio of the medians.
  *
  * <p>Run: {@code java -Xmx8g -cp lab/target/kscale-lab.jar io.kscale.lab.bench.AlternatingAssignTimes
- * 1000000x2000 one-topic join 10} (size, shape, change, timed batches of each after as many warm-up batches).
+ * 1000000x2000 one-topic join 10} (size, shape, change, timed batches of each after as many warm-up batches,
+ * and optionally the racks: {@code none} or {@code 3}).
  */
 public final class AlternatingAssignTimes {
 
@@ -22,8 +23,9 @@ public final class AlternatingAssignTimes {
     }
 
     public static void main(String[] args) {
-        if (args.length != 4) {
-            throw new IllegalArgumentException("usage: <partitions>x<members> topics|one-topic fresh|join <calls>");
+        if (args.length != 4 && args.length != 5) {
+            throw new IllegalArgumentException("usage: <partitions>x<members> one-topic|distinct-topics|mixed|topics "
+                    + "fresh|join|leave|grow <calls> [none|3 (racks)]");
         }
         int calls = Integer.parseInt(args[3]);
         ServerAssignorBenchmark kscale = benchmark("kscale", args);
@@ -56,6 +58,7 @@ public final class AlternatingAssignTimes {
         benchmark.size = args[0];
         benchmark.shape = args[1];
         benchmark.change = args[2];
+        benchmark.racks = args.length == 5 ? args[4] : "none";
         benchmark.setUp();
         return benchmark;
     }

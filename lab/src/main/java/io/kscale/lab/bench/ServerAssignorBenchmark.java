@@ -46,15 +46,30 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code KeyPreservingServerAssignor.assign}, with an in-memory task count store that knows
  * every topic) beside Kafka's {@link UniformAssignor}, in-process.
  *
- * <p>{@code size} is {@code <partitions>x<members>}; {@code shape} {@code topics} spreads the
- * partitions over √P topics of √P partitions (kscale co-partitions them: √P units of √P
- * partitions), {@code one-topic} puts them in one topic (P units of one partition: kscale's
- * worst case), {@code mixed} the topics of {@code topics} with each member reading a seeded quarter
- * of them (so few topics share their subscribers, and each is a class of its own: the
- * mixed-subscription path, {@code SpreadNarrower}). Except in {@code mixed}, every member reads
- * every topic. {@code change} {@code fresh}: no member has a
- * target yet; {@code join}: the group's own fresh assignment is every member's target and one
- * more member joins. Setup builds the input once per trial; the measured call only assigns.
+ * <p>{@code size} is {@code <partitions>x<members>}; {@code shape}:
+ * <ul>
+ *   <li>{@code one-topic}: one topic of P partitions (P units of one partition: kscale's worst
+ *       case). Equal work: both assignors spread P partitions.</li>
+ *   <li>{@code distinct-topics}: √P topics, every one of another partition count (√P ± k, P in
+ *       all), all read by every member. kscale co-partitions only topics of the same task count,
+ *       so here it spreads P units of one partition, as {@code uniform} spreads P partitions:
+ *       equal work with many topics.</li>
+ *   <li>{@code mixed}: √P topics of √P partitions, each member reading a seeded quarter of them
+ *       (so few topics share their subscribers, and each is a class of its own: the
+ *       mixed-subscription path, {@code SpreadNarrower}). Equal work: no two topics have the same
+ *       readers, so nothing is co-partitioned.</li>
+ *   <li>{@code topics}: √P topics of √P partitions read by every member. Not equal work: kscale
+ *       co-partitions them into √P units of √P partitions (a key's records of two topics meet on
+ *       one member), so with fewer units than members some members get nothing, while
+ *       {@code uniform} spreads P partitions. Reported apart for that reason.</li>
+ * </ul>
+ * {@code racks} {@code 3}: members in 3 racks, each partition on 2 of them (replication factor 2);
+ * {@code none}: no rack anywhere. {@code change} {@code fresh}: no member has a target yet;
+ * {@code join}: the group's own fresh assignment is every member's target and one more member
+ * joins; {@code leave}: the same targets, and one member leaves; {@code grow}: the same targets,
+ * and the first topic doubles its partition count (an expansion). Targets are handed over as
+ * {@code HashSet<Integer>}s, as the coordinator builds them, not as the assignor's own sets. Setup
+ * builds the input once per trial; the measured call only assigns.
  *
  * <p>Run: {@code mvn -B -DskipTests package && java -Xmx8g -cp lab/target/kscale-lab.jar
  * org.openjdk.jmh.Main ServerAssignorBenchmark -jvmArgs "-Xmx8g -Dorg.slf4j.simpleLogger.log.io.kscale=warn"}
@@ -72,18 +87,22 @@ public class ServerAssignorBenchmark {
     @Param({"kscale", "uniform"})
     public String assignor;
 
-    /** {@code <partitions>x<members>}; with {@code shape=topics}, partitions must be a square. */
+    /** {@code <partitions>x<members>}; for every shape but {@code one-topic}, partitions must be an even square. */
     @Param({"10000x50", "1000000x50"})
     public String size;
 
-    @Param({"topics", "one-topic"})
+    @Param({"one-topic", "distinct-topics", "mixed", "topics"})
     public String shape;
+
+    /** {@code none} or {@code 3} (racks of the members, each partition on 2 of them). */
+    @Param({"none"})
+    public String racks;
 
     /** {@code mixed}: the topics of {@code topics}, each member reading a seeded quarter of them. */
     static final String MIXED = "mixed";
     private static final long MIXED_SEED = 20261202L;
 
-    @Param({"fresh", "join"})
+    @Param({"fresh", "join", "leave", "grow"})
     public String change;
 
     private Group group;
@@ -95,14 +114,17 @@ public class ServerAssignorBenchmark {
         String[] parts = size.split("x");
         int partitions = Integer.parseInt(parts[0]);
         int members = Integer.parseInt(parts[1]);
-        group = new Group();
-        if (shape.equals("topics") || shape.equals(MIXED)) {
-            int side = (int) Math.round(Math.sqrt(partitions));
-            for (int t = 0; t < side; t++) {
-                group.partitions.put(new Uuid(1, t), side);
-            }
-        } else {
+        group = new Group(racks.equals("3") ? 3 : 0);
+        if (shape.equals("one-topic")) {
             group.partitions.put(new Uuid(1, 0), partitions);
+        } else {
+            int side = (int) Math.round(Math.sqrt(partitions));
+            if (side * side != partitions || side % 2 != 0) {
+                throw new IllegalArgumentException(shape + " needs an even square number of partitions, got " + partitions);
+            }
+            for (int t = 0; t < side; t++) {
+                group.partitions.put(new Uuid(1, t), shape.equals("distinct-topics") ? distinctCount(side, t) : side);
+            }
         }
         for (int m = 0; m < members; m++) {
             group.members.put(String.format("m%04d", m), Collections.emptyMap());
@@ -112,19 +134,49 @@ public class ServerAssignorBenchmark {
         }
         uniform = new UniformAssignor();
         store = new KnownStore();
-        if (change.equals("join")) {
+        long expected = partitions;
+        if (!change.equals("fresh")) {
             GroupAssignment fresh = assign();
-            fresh.members().forEach((member, assigned) -> group.members.put(member,
-                    Collections.unmodifiableMap(new HashMap<>(assigned.partitions()))));
-            group.members.put(String.format("m%04d", members), Collections.emptyMap());
+            fresh.members().forEach((member, assigned) -> group.members.put(member, boxed(assigned.partitions())));
+            switch (change) {
+                case "join":
+                    group.members.put(String.format("m%04d", members), Collections.emptyMap());
+                    break;
+                case "leave":
+                    group.members.remove(String.format("m%04d", members / 2));
+                    break;
+                case "grow":
+                    Uuid first = new Uuid(1, 0);
+                    expected += group.partitions.get(first);
+                    group.partitions.put(first, 2 * group.partitions.get(first));
+                    break;
+                default:
+                    throw new IllegalArgumentException("change must be fresh, join, leave or grow, got " + change);
+            }
             group.owners = null; // the targets changed: the inverted index is rebuilt on first use
         }
         GroupAssignment check = assign();
         long assigned = check.members().values().stream()
                 .mapToLong(a -> a.partitions().values().stream().mapToLong(Set::size).sum()).sum();
-        if (assigned != partitions) {
-            throw new IllegalStateException(assignor + " assigned " + assigned + " of " + partitions + " partitions");
+        if (assigned != expected) {
+            throw new IllegalStateException(assignor + " assigned " + assigned + " of " + expected + " partitions");
         }
+    }
+
+    /**
+     * Partition count of topic {@code t} of {@code side} (even) in {@code distinct-topics}: pairs
+     * {@code side + k + 1} and {@code side - k - 1}, so every count differs and they sum to side².
+     */
+    static int distinctCount(int side, int t) {
+        int k = t / 2;
+        return t % 2 == 0 ? side + k + 1 : side - k - 1;
+    }
+
+    /** A target as the coordinator hands it over: a {@code HashSet<Integer>} per topic. */
+    private static Map<Uuid, Set<Integer>> boxed(Map<Uuid, Set<Integer>> assigned) {
+        Map<Uuid, Set<Integer>> target = new HashMap<>();
+        assigned.forEach((topic, partitions) -> target.put(topic, new HashSet<>(partitions)));
+        return Collections.unmodifiableMap(target);
     }
 
     /** @return the assignment */
@@ -163,10 +215,18 @@ public class ServerAssignorBenchmark {
         /** By member: the topics it reads, if not every topic. */
         private final Map<String, Set<Uuid>> subscriptions = new HashMap<>();
         private Map<Uuid, Map<Integer, String>> owners;
+        /** Racks of the members (member i in rack i % racks) and of the partitions (2 each); 0: none. */
+        private final int racks;
+        private final Map<String, Optional<String>> memberRacks = new HashMap<>();
+
+        Group(int racks) {
+            this.racks = racks;
+        }
 
         /**
          * Member i of {@code members} (the joining one included) reads a seeded quarter of the
-         * topics, and topic t is read by member t % members at least, so every topic is assigned.
+         * topics, and topic t is read by members t % members and (t + 1) % members at least, so
+         * every topic is assigned, also after one member leaves.
          */
         void subscribeQuarters(int members) {
             SplittableRandom random = new SplittableRandom(MIXED_SEED);
@@ -174,7 +234,8 @@ public class ServerAssignorBenchmark {
             for (int m = 0; m < members; m++) {
                 Set<Uuid> read = new HashSet<>();
                 for (int t = 0; t < topics.size(); t++) {
-                    if (t % members == m || random.nextInt(4) == 0) {
+                    boolean reads = random.nextInt(4) == 0; // drawn for every pair: one seeded sequence
+                    if (reads || t % members == m || (t + 1) % members == m) {
                         read.add(topics.get(t));
                     }
                 }
@@ -212,10 +273,12 @@ public class ServerAssignorBenchmark {
         @Override
         public MemberSubscription memberSubscription(String memberId) {
             Set<Uuid> topics = subscriptions.getOrDefault(memberId, partitions.keySet());
+            Optional<String> rack = racks == 0 ? Optional.empty()
+                    : memberRacks.computeIfAbsent(memberId, id -> Optional.of("rack-" + Integer.parseInt(id.substring(1)) % racks));
             return new MemberSubscription() {
                 @Override
                 public Optional<String> rackId() {
-                    return Optional.empty();
+                    return rack;
                 }
 
                 @Override
@@ -243,7 +306,10 @@ public class ServerAssignorBenchmark {
 
         @Override
         public Set<String> racksForPartition(Uuid topicId, int partition) {
-            return Set.of();
+            if (racks == 0) {
+                return Set.of();
+            }
+            return Set.of("rack-" + partition % racks, "rack-" + (partition + 1) % racks);
         }
     }
 }
