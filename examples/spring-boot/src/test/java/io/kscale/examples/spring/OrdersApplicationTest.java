@@ -100,5 +100,12 @@ class OrdersApplicationTest {
                     .as("the expansion-barrier MBean of consumer %s", clientId).isTrue();
         }
         assertThat(output.getAll()).doesNotContain("ExpansionBarrier: no task layout");
+
+        // Stopping the listener closes its consumer through the wrapper, and the barrier's metrics go with it.
+        listeners.getListenerContainer("order-counter").stop();
+        for (String clientId : clientIds) {
+            assertThat(jmx.isRegistered(new ObjectName("kscale.assignor:type=expansion-barrier,client-id=" + clientId)))
+                    .as("the expansion-barrier MBean of the stopped consumer %s", clientId).isFalse();
+        }
     }
 }
