@@ -9,8 +9,9 @@ import org.springframework.kafka.config.TopicBuilder;
 
 /**
  * An orders service: {@link OrderPublisher} writes orders, {@link OrderCounter} counts them per
- * customer. Nothing in the code mentions kscale: application.properties switches the partitioner
- * and the assignor on.
+ * customer. application.properties switches kscale's partitioner and assignor on; the optional
+ * {@link ExpansionBarrierConfiguration} makes the listener poll through kscale's ExpansionBarrier,
+ * which keeps each key's records in order while a topic's partitions are multiplied.
  */
 @SpringBootApplication
 public class OrdersApplication {
