@@ -47,7 +47,9 @@ import picocli.CommandLine.Spec;
             "faults: kill -9 of a partition leader's broker (then its restart) during the",
             "first growth, a member frozen past its session and the group leader killed",
             "during the second; each member commits its per-key counts with its offsets,",
-            "and the run reports split keys, wrong counts and lost records.",
+            "and the run reports split keys, wrong counts and lost records. With",
+            "--group-protocol consumer it runs server-kscale (or the first of --peers):",
+            "there is no group leader, so the member last given new partitions is killed.",
             "",
             "With --group-protocol consumer, runs the broker-side assignors instead:",
             "kscale's KeyPreservingServerAssignor, Kafka's uniform and range, with",
@@ -62,7 +64,8 @@ import picocli.CommandLine.Spec;
             "         kscale-lab expansion --group-protocol consumer",
             "         kscale-lab expansion --group-protocol consumer --interruption broker-restart",
             "         kscale-lab expansion --faults --rate 500 --records-per-step 2000",
-            "         kscale-lab expansion --faults --repeat 10 --barrier-grace 10000"
+            "         kscale-lab expansion --faults --repeat 10 --barrier-grace 10000",
+            "         kscale-lab expansion --faults --group-protocol consumer --barrier-grace 15000"
         })
 final class ExpansionCommand implements Callable<Integer> {
 
@@ -108,8 +111,8 @@ final class ExpansionCommand implements Callable<Integer> {
     private long recordsPerStep;
 
     @Option(names = "--faults",
-            description = "Run the first of --peers alone with faults (see above); takes three partition counts and"
-                    + " runs only on the cluster the lab starts, since it kills brokers.")
+            description = "Run the first of --peers alone with faults (see above), on its group protocol; takes three"
+                    + " partition counts and runs only on the cluster the lab starts, since it kills brokers.")
     private boolean faults;
 
     @Option(names = "--repeat", defaultValue = "1", paramLabel = "N",
@@ -159,11 +162,14 @@ final class ExpansionCommand implements Callable<Integer> {
                     + " starts, not with --bootstrap-server or a --command-config that names one");
         }
         FaultedExpansionScenario scenario = new FaultedExpansionScenario(settings);
-        try (KafkaCluster cluster = target.startEmbedded()) {
+        ExpansionPeer peer = settings.peers().get(0);
+        try (KafkaCluster cluster = target.startEmbedded(spec -> faultedBrokers(spec, peer))) {
             out.printf(Locale.ROOT, "Embedded cluster of %d broker(s) (Kafka 4.4.0, loopback). Topic grows through %s"
-                            + " partitions while a broker is killed, a member frozen and the group leader killed; %s,"
+                            + " partitions while a broker is killed, a member frozen and %s killed; %s,"
                             + " %d members, %d keys at %d records/s, %d records per step.%n", cluster.brokerCount(),
-                    ExpansionReport.path(settings.partitionSteps()), settings.peers().get(0).label(), settings.members(),
+                    ExpansionReport.path(settings.partitionSteps()), peer.isServerSide()
+                            ? "the member last given new partitions (group.protocol=consumer: no group leader)"
+                            : "the group leader", peer.label(), settings.members(),
                     settings.keys(), settings.recordsPerSecond(), settings.recordsPerStep());
             out.flush();
             int failed = 0;
@@ -274,6 +280,19 @@ final class ExpansionCommand implements Callable<Integer> {
         }
         return ServerAssignorPlugin.addTo(spec, Path.of("target", "kscale-plugins"))
                 .brokerProperties(ServerAssignorPlugin.FAST_HEARTBEATS);
+    }
+
+    /**
+     * The brokers of the faulted scenario: for a broker-side peer, kscale's assignor jar and
+     * group.consumer.assignors, and the scenario's consumer-protocol settings (a 6 s session, so a
+     * crashed member is noticed as on the classic protocol, and 500 ms heartbeats).
+     */
+    static ClusterSpec.Builder faultedBrokers(ClusterSpec.Builder spec, ExpansionPeer peer) {
+        if (!peer.isServerSide()) {
+            return spec;
+        }
+        return ServerAssignorPlugin.addTo(spec, Path.of("target", "kscale-plugins"))
+                .brokerProperties(FaultedExpansionScenario.CONSUMER_PROTOCOL_BROKER_SETTINGS);
     }
 
     private static String describe(ExpansionSettings s) {

@@ -91,6 +91,26 @@ class ExpansionCommandTest {
     }
 
     @Test
+    void shouldRunTheFaultsOnTheConsumerProtocolWithTheBrokerSideAssignorAndShortSessions() {
+        ExpansionCommand command = new ExpansionCommand();
+        new CommandLine(command).parseArgs("--faults", "--group-protocol", "consumer", "--peers", "server-uniform");
+
+        ExpansionPeer peer = command.settings().peers().get(0);
+        ClusterSpec brokers = ExpansionCommand.faultedBrokers(ClusterSpec.builder(), peer).build();
+        ClusterSpec classic = ExpansionCommand.faultedBrokers(ClusterSpec.builder(), ExpansionPeer.KSCALE).build();
+
+        assertThat(peer).isEqualTo(ExpansionPeer.SERVER_UNIFORM);
+        assertThat(brokers.pluginJars()).hasSize(1);
+        assertThat(brokers.brokerProperties())
+                .containsEntry(ServerAssignorPlugin.ASSIGNORS_CONFIG, ServerAssignorPlugin.assignorsSetting())
+                .containsEntry("group.consumer.session.timeout.ms", "6000")
+                .containsEntry("group.consumer.min.session.timeout.ms", "6000")
+                .containsAllEntriesOf(ServerAssignorPlugin.FAST_HEARTBEATS);
+        assertThat(classic.pluginJars()).isEmpty();
+        assertThat(classic.brokerProperties()).isEmpty();
+    }
+
+    @Test
     void shouldStartPlainBrokersForTheClassicPeers() {
         ExpansionCommand command = new ExpansionCommand();
         new CommandLine(command).parseArgs("--group-protocol", "classic");

@@ -45,8 +45,22 @@ import org.slf4j.LoggerFactory;
  * again until a commit is accepted), and in {@code onPartitionsRevoked}. Faults, each applied by
  * the member's own thread: {@link #freeze()} stops polling right after counting a batch, before
  * committing it, until {@link #resume()}; {@link #crash()} stops right after counting a batch and
- * closes the consumer without leaving the group and without committing, as {@code kill -9} would
- * leave it (the coordinator notices at {@code session.timeout.ms}).
+ * closes the consumer without committing, asking it to remain in the group
+ * ({@code CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP}), as {@code kill -9} would leave it.
+ * On the classic protocol the coordinator then notices at {@code session.timeout.ms}. On the
+ * consumer protocol a dynamic member cannot remain: Kafka's consumer still runs
+ * {@code onPartitionsRevoked} (which does nothing here once crashed) and sends its leave heartbeat
+ * (member epoch -1), so the coordinator reassigns its partitions at once; the brokers'
+ * {@code group.consumer.session.timeout.ms} only bounds the case where that heartbeat is lost.
+ *
+ * <p>Both group protocols: the member speaks its peer's ({@link ExpansionPeer#consumerSettings()}),
+ * uses no userData and no {@code enforceRebalance}, and its callbacks, commits and state work the
+ * same under both. Classic only: the count of assignments it computed as the group's leader
+ * ({@link #ledAtNanos()}), read from kscale's classic assignor; the consumer protocol has no
+ * leader (the brokers assign), and there the member reports when it last got new partitions
+ * instead ({@link #assignedAtNanos()}). On the consumer protocol a commit the coordinator refuses
+ * comes as {@code CommitFailedException} too: unknown member id once the member was removed (the
+ * frozen member's, after {@code max.poll.interval.ms}), or a stale member epoch.
  */
 final class CheckpointingMember implements AutoCloseable {
 
@@ -60,6 +74,7 @@ final class CheckpointingMember implements AutoCloseable {
     private final KafkaConsumer<String, byte[]> consumer;
     private final ExpansionBarrier<String, byte[]> barrier;
     private final Thread thread;
+    private final boolean serverSide;
 
     // Confined to the member's thread.
     private final Map<Integer, TaskCopy> tasks = new HashMap<>();
@@ -69,10 +84,13 @@ final class CheckpointingMember implements AutoCloseable {
 
     // Read by the scenario.
     private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
+    private volatile Set<TopicPartition> consumerAssignment = Set.of();
     private final AtomicLong lostPartitions = new AtomicLong();
     private final AtomicLong refusedCommits = new AtomicLong();
     private volatile long lastRebalanceNanos = System.nanoTime();
     private volatile long ledAtNanos = -1;
+    private volatile long assignedAtNanos = -1;
+    private volatile boolean frozenOnce;
     private volatile boolean assignedOnce;
     private volatile boolean running = true;
     private volatile boolean crashRequested;
@@ -91,6 +109,7 @@ final class CheckpointingMember implements AutoCloseable {
         this.topic = topic;
         this.taskCount = taskCount;
         this.lineage = lineage;
+        this.serverSide = peer.isServerSide();
         Map<String, Object> props = new HashMap<>(consumerProperties);
         props.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -111,6 +130,7 @@ final class CheckpointingMember implements AutoCloseable {
             consumer.subscribe(Set.of(topic), new Listener());
             while (running) {
                 ConsumerRecords<String, byte[]> records = barrier.poll(Duration.ofMillis(100));
+                consumerAssignment = Set.copyOf(consumer.assignment());
                 for (ConsumerRecord<String, byte[]> record : records) {
                     count(record);
                 }
@@ -120,6 +140,7 @@ final class CheckpointingMember implements AutoCloseable {
                 }
                 if (!records.isEmpty() && freezeLatch != null) {
                     frozen = true;
+                    frozenOnce = true;
                     log.info("{} frozen with {} records counted and not committed", id, records.count());
                     freezeLatch.await();
                     frozen = false;
@@ -134,7 +155,8 @@ final class CheckpointingMember implements AutoCloseable {
             log.error("{} failed", id, e);
         } finally {
             // Before the consumer closes: its barrier's metrics go with it.
-            lineage.barrierCounted(barrierOutOfOrderRecords());
+            lineage.barrierCounted(barrierMetric("out-of-order-records-total"));
+            lineage.barrierReleasedWithoutTaskCount(barrierMetric("unknown-task-count-releases-total"));
             if (crashed) {
                 // No LeaveGroup, no commit (the listener does nothing once crashed).
                 consumer.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
@@ -147,16 +169,17 @@ final class CheckpointingMember implements AutoCloseable {
     }
 
     /**
-     * The barrier's {@code out-of-order-records-total}, read as an operator would, from JMX
+     * One of the barrier's metrics ({@code out-of-order-records-total},
+     * {@code unknown-task-count-releases-total}), read as an operator would, from JMX
      * ({@code kscale.assignor:type=expansion-barrier,client-id=...}); 0 if it is not there.
      */
-    private long barrierOutOfOrderRecords() {
+    private long barrierMetric(String metric) {
         try {
             ObjectName name = new ObjectName("kscale.assignor:type=expansion-barrier,client-id=" + clientId);
-            Object value = ManagementFactory.getPlatformMBeanServer().getAttribute(name, "out-of-order-records-total");
+            Object value = ManagementFactory.getPlatformMBeanServer().getAttribute(name, metric);
             return value instanceof Number ? ((Number) value).longValue() : 0;
         } catch (JMException e) {
-            log.warn("{}: the barrier's out-of-order-records-total could not be read from JMX: {}", id, e.toString());
+            log.warn("{}: the barrier's {} could not be read from JMX: {}", id, metric, e.toString());
             return 0;
         }
     }
@@ -228,7 +251,9 @@ final class CheckpointingMember implements AutoCloseable {
             // Cooperative: the member keeps its partitions through the rebalance and commits after it.
             log.debug("{}: commit of tasks {} waits for the rebalance", id, taskIds);
         } catch (CommitFailedException | RetriableException e) {
-            refusedCommits.incrementAndGet();
+            if (frozenOnce) {
+                refusedCommits.incrementAndGet();
+            }
             log.info("{}: commit of tasks {} refused: {}", id, taskIds, e.toString());
         }
     }
@@ -300,21 +325,35 @@ final class CheckpointingMember implements AutoCloseable {
         return Set.copyOf(owned);
     }
 
+    /** @return the consumer's own {@code assignment()} after its last poll, beside what its callbacks said ({@link #owned()}) */
+    Set<TopicPartition> consumerAssignment() {
+        return consumerAssignment;
+    }
+
     /** Assigned at least once, not frozen, and no rebalance callback for a second. */
     boolean isSettled() {
         checkFailure();
         return assignedOnce && !frozen && System.nanoTime() - lastRebalanceNanos > 1_000_000_000L;
     }
 
-    /** @return when this member last computed an assignment as the group's leader (nanoTime), or -1 */
+    /**
+     * @return when this member last computed an assignment as the group's leader (nanoTime), or -1;
+     *     classic protocol with kscale's assignor only (always -1 on the consumer protocol)
+     */
     long ledAtNanos() {
         return ledAtNanos;
+    }
+
+    /** @return when this member was last given partitions it did not have (nanoTime), or -1 */
+    long assignedAtNanos() {
+        return assignedAtNanos;
     }
 
     long lostPartitions() {
         return lostPartitions.get();
     }
 
+    /** @return commits the group refused this member since it first froze (0 if it never froze) */
     long refusedCommits() {
         return refusedCommits.get();
     }
@@ -395,10 +434,15 @@ final class CheckpointingMember implements AutoCloseable {
             }
             restore(partitions);
             owned.addAll(partitions);
-            double led = assignmentsLed();
-            if (led > assignmentsLed) {
-                assignmentsLed = led;
-                ledAtNanos = System.nanoTime();
+            if (!partitions.isEmpty()) {
+                assignedAtNanos = System.nanoTime();
+            }
+            if (!serverSide) {
+                double led = assignmentsLed();
+                if (led > assignmentsLed) {
+                    assignmentsLed = led;
+                    ledAtNanos = System.nanoTime();
+                }
             }
             assignedOnce = true;
             touched();

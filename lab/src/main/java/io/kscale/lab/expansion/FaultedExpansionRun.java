@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -25,15 +26,16 @@ public final class FaultedExpansionRun {
     private final long barrierOutOfOrder;
     private final List<String> problems;
     private final List<String> faults;
-    private final boolean newLeaderAfterKill;
+    private final long barrierWithoutTaskCount;
+    private final Optional<Boolean> newLeaderAfterKill;
     private final long frozenLostPartitions;
     private final long frozenRefusedCommits;
     private final double seconds;
 
     private FaultedExpansionRun(ExpansionPeer peer, List<Integer> partitionSteps, int keys, int splitKeys,
                                 int wrongCounts, long sent, long missing, long deliveries, long distinct,
-                                long outOfOrder, long barrierOutOfOrder, List<String> problems, List<String> faults,
-                                boolean newLeaderAfterKill,
+                                long outOfOrder, long barrierOutOfOrder, long barrierWithoutTaskCount,
+                                List<String> problems, List<String> faults, Optional<Boolean> newLeaderAfterKill,
                                 long frozenLostPartitions, long frozenRefusedCommits, double seconds) {
         this.peer = peer;
         this.partitionSteps = List.copyOf(partitionSteps);
@@ -46,6 +48,7 @@ public final class FaultedExpansionRun {
         this.distinct = distinct;
         this.outOfOrder = outOfOrder;
         this.barrierOutOfOrder = barrierOutOfOrder;
+        this.barrierWithoutTaskCount = barrierWithoutTaskCount;
         this.problems = List.copyOf(problems);
         this.faults = List.copyOf(faults);
         this.newLeaderAfterKill = newLeaderAfterKill;
@@ -60,7 +63,7 @@ public final class FaultedExpansionRun {
      */
     static FaultedExpansionRun of(ExpansionPeer peer, List<Integer> steps, Map<String, Long> sentPerKey,
                                   Map<Integer, TaskSnapshot> snapshots, TaskLineage lineage, List<String> faults,
-                                  boolean newLeaderAfterKill, long frozenLostPartitions, long frozenRefusedCommits,
+                                  Optional<Boolean> newLeaderAfterKill, long frozenLostPartitions, long frozenRefusedCommits,
                                   double seconds) {
         Map<String, Long> committed = new HashMap<>();
         Map<String, Integer> tasksOfKey = new HashMap<>();
@@ -82,7 +85,8 @@ public final class FaultedExpansionRun {
         }
         return new FaultedExpansionRun(peer, steps, sentPerKey.size(), split.size(), wrong, sent,
                 lineage.missing(sentPerKey), lineage.deliveries(), lineage.distinctRecords(), lineage.outOfOrder(),
-                lineage.barrierOutOfOrder(), lineage.problems(), faults, newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds);
+                lineage.barrierOutOfOrder(), lineage.barrierWithoutTaskCount(), lineage.problems(), faults,
+                newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds);
     }
 
     public ExpansionPeer peer() {
@@ -137,6 +141,15 @@ public final class FaultedExpansionRun {
         return barrierOutOfOrder;
     }
 
+    /**
+     * @return partitions whose records the members' barriers returned unmerged because their
+     *         topic's T was not read from the brokers' task count topic within the max hold
+     *         ({@code unknown-task-count-releases-total}, from JMX); 0 on the classic protocol
+     */
+    public long barrierWithoutTaskCount() {
+        return barrierWithoutTaskCount;
+    }
+
     /** @return splits, partitions owned twice, records of a task a member did not hold */
     public List<String> problems() {
         return problems;
@@ -147,8 +160,11 @@ public final class FaultedExpansionRun {
         return faults;
     }
 
-    /** @return whether another member computed an assignment after the group leader was killed */
-    public boolean newLeaderAfterKill() {
+    /**
+     * @return on the classic protocol, whether another member computed an assignment after the
+     *         group leader was killed; empty on the consumer protocol, which has no group leader
+     */
+    public Optional<Boolean> newLeaderAfterKill() {
         return newLeaderAfterKill;
     }
 
@@ -157,7 +173,7 @@ public final class FaultedExpansionRun {
         return frozenLostPartitions;
     }
 
-    /** @return commits of the frozen member that the group refused */
+    /** @return commits of the frozen member that the group refused, from its freeze on */
     public long frozenRefusedCommits() {
         return frozenRefusedCommits;
     }
@@ -169,9 +185,12 @@ public final class FaultedExpansionRun {
     @Override
     public String toString() {
         return String.format("%s, faulted: partitions %s; %d keys, %d split, %d wrong counts; sent %d, missing %d, "
-                        + "delivered again %d, out of order %d (the barriers counted %d); new leader after the kill %s; frozen member lost %d "
-                        + "partitions, %d commits refused; %.1f s%n  faults: %s%n  problems: %s", peer.label(),
-                partitionSteps, keys, splitKeys, wrongCounts, sent, missing, redelivered(), outOfOrder, barrierOutOfOrder,
-                newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds, faults, problems);
+                        + "delivered again %d, out of order %d (the barriers counted %d)%s; new leader after the kill %s;"
+                        + " frozen member lost %d partitions, %d commits refused; %.1f s%n  faults: %s%n  problems: %s",
+                peer.label(), partitionSteps, keys, splitKeys, wrongCounts, sent, missing, redelivered(), outOfOrder,
+                barrierOutOfOrder, peer.isServerSide()
+                        ? String.format("; partitions released unmerged for want of T %d", barrierWithoutTaskCount) : "",
+                newLeaderAfterKill.map(String::valueOf).orElse("not applicable (the consumer protocol has no group leader)"),
+                frozenLostPartitions, frozenRefusedCommits, seconds, faults, problems);
     }
 }

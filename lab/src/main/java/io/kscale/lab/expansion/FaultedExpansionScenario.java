@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -34,16 +35,35 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>4 -> 8: right after the partitions are added, {@code kill -9} of the broker that leads
  *       partition 0; once the group has settled on 8 partitions without it, the broker restarts;</li>
- *   <li>8 -> 16: one member freezes (stops polling, with counted records not committed) and the
- *       group's leader, the member that computes assignments, crashes (no commit, no LeaveGroup);
- *       then the partitions are added. The group goes on without both, its last member alone,
- *       once the coordinator has removed them ({@code session.timeout.ms} 6 s for the crashed
- *       one; for the frozen one, whose heartbeat thread lives on, {@code max.poll.interval.ms}
- *       15 s, after which that thread leaves the group), and a new leader notices the expansion;</li>
+ *   <li>8 -> 16: one member freezes (stops polling, with counted records not committed) and
+ *       another crashes (no commit); then the partitions are added. On the classic protocol the
+ *       one that crashes is the group's leader, the member that computes assignments, and it
+ *       sends no LeaveGroup; on the consumer protocol (KIP-848) the brokers assign and there is
+ *       no leader, so it is the member that most recently got new partitions, and its close
+ *       still sends the leave heartbeat (a dynamic member cannot remain in the group there; see
+ *       {@link CheckpointingMember}). The group goes on without both, its last member alone, once
+ *       the coordinator has removed them (the crashed one: on the classic protocol at
+ *       {@code session.timeout.ms}, 6 s; on the consumer protocol at once, or at the brokers'
+ *       {@code group.consumer.session.timeout.ms}, 6 s with {@link #CONSUMER_PROTOCOL_BROKER_SETTINGS},
+ *       if the leave is lost; the frozen one, whose heartbeat thread lives on, at
+ *       {@code max.poll.interval.ms}, 15 s, after which that thread leaves the group). On the
+ *       classic protocol a new leader notices the expansion; on the consumer protocol the
+ *       coordinator does, and it may give the frozen member new partitions before it leaves;</li>
  *   <li>then the frozen member resumes (its commit is refused, its partitions are lost, it joins
  *       again) and a new member starts in place of the crashed one.</li>
  * </ol>
  * Every wait is for a condition, bounded generously; the keys and their order are fixed.
+ *
+ * <p>On the consumer protocol ({@link ExpansionPeer#isServerSide()}: {@code group.protocol=consumer}
+ * and {@code group.remote.assignor}) the cluster must offer the peer's assignor
+ * ({@link io.kscale.lab.cluster.ServerAssignorPlugin}) and take
+ * {@link #CONSUMER_PROTOCOL_BROKER_SETTINGS}; the members set none of the classic protocol's
+ * settings ({@code session.timeout.ms}, {@code heartbeat.interval.ms},
+ * {@code partition.assignment.strategy}), which that protocol's consumer refuses. They poll through
+ * {@link io.kscale.assignor.ExpansionBarrier} there too, which reads each topic's T from the
+ * brokers' task count topic and holds a partition back until it has it; the run reports the
+ * partitions it released unmerged for want of T. Whether a new leader took over is not a question
+ * there ({@link FaultedExpansionRun#newLeaderAfterKill()} is empty).
  *
  * <p>What it measures: keys split (a task's state forked: two members counted it side by side;
  * or a task's partitions owned by two members once the group settled), keys whose committed count
@@ -58,22 +78,28 @@ public final class FaultedExpansionScenario {
     private static final int SESSION_TIMEOUT_MS = 6_000;
     private static final int MAX_POLL_INTERVAL_MS = 15_000;
 
+    /**
+     * Broker settings for the scenario on the consumer protocol: a session of 6 s, as the classic
+     * members set theirs ({@code group.consumer.session.timeout.ms}, and the minimum the brokers
+     * allow, 45 s by default), which bounds a member that stops heartbeating without leaving; and
+     * heartbeats every 500 ms ({@link io.kscale.lab.cluster.ServerAssignorPlugin#FAST_HEARTBEATS}).
+     */
+    public static final Map<String, String> CONSUMER_PROTOCOL_BROKER_SETTINGS = Map.of(
+            "group.consumer.session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS),
+            "group.consumer.min.session.timeout.ms", Integer.toString(SESSION_TIMEOUT_MS),
+            "group.consumer.min.heartbeat.interval.ms", "500",
+            "group.consumer.heartbeat.interval.ms", "500");
+
     private final ExpansionSettings settings;
 
     /**
-     * @param settings three partition steps, each a multiple of the first; the first peer is run
-     *     (the group's members poll through the barrier whatever the peer)
+     * @param settings three partition steps, each a multiple of the first; the first peer is run,
+     *     on its group protocol (the group's members poll through the barrier whatever the peer)
      */
     public FaultedExpansionScenario(ExpansionSettings settings) {
         if (settings.partitionSteps().size() != 3) {
             throw new IllegalArgumentException("the faulted expansion takes three partition counts, got "
                     + settings.partitionSteps());
-        }
-        if (settings.peers().get(0).isServerSide()) {
-            // Its members checkpoint through ExpansionBarrier and its task lineage, which keep order
-            // with the layouts of the classic protocol.
-            throw new IllegalArgumentException("the faulted expansion runs classic assignors only, got "
-                    + settings.peers().get(0).cliName());
         }
         this.settings = settings;
     }
@@ -86,8 +112,11 @@ public final class FaultedExpansionScenario {
         String groupId = "kscale-faulted-" + topic;
         Map<String, Object> clientProperties = cluster.clientProperties();
         Map<String, Object> consumerProperties = new HashMap<>(clientProperties);
-        consumerProperties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
-        consumerProperties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000);
+        if (!peer.isServerSide()) {
+            // The consumer protocol's session and heartbeats are the brokers' (CONSUMER_PROTOCOL_BROKER_SETTINGS).
+            consumerProperties.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, SESSION_TIMEOUT_MS);
+            consumerProperties.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_000);
+        }
         consumerProperties.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, MAX_POLL_INTERVAL_MS);
         settings.barrierGrace().ifPresent(grace -> {
             consumerProperties.put(ExpansionBarrierConfig.GRACE_MS_CONFIG, grace.toMillis());
@@ -128,8 +157,9 @@ public final class FaultedExpansionScenario {
                 cluster.restart(broker);
                 faults.add(String.format("%.1f s: broker %d restarted", seconds(started), broker));
 
-                // 8 -> 16, a member frozen and the group leader killed.
-                CheckpointingMember leader = currentLeader(live);
+                // 8 -> 16, a member frozen and the group leader (consumer protocol: the member last
+                // given new partitions) killed.
+                CheckpointingMember leader = peer.isServerSide() ? lastAssigned(live) : currentLeader(live);
                 CheckpointingMember frozen = live.stream().filter(member -> member != leader).findFirst().orElseThrow();
                 long leaderKilledAt = System.nanoTime();
                 frozen.freeze();
@@ -137,8 +167,11 @@ public final class FaultedExpansionScenario {
                 await(() -> frozen.isFrozen() && leader.hasCrashed(), SETTLE_TIMEOUT,
                         () -> "the member to freeze and the leader to crash");
                 live.remove(leader);
-                faults.add(String.format("%.1f s: %s (the group leader) killed, %s frozen with records not committed",
-                        seconds(started), leader.id(), frozen.id()));
+                faults.add(String.format("%.1f s: %s (%s) killed, %s frozen with records not committed",
+                        seconds(started), leader.id(), peer.isServerSide()
+                                ? "the member last given new partitions; the consumer protocol has no group leader,"
+                                        + " and its close still sent the leave heartbeat"
+                                : "the group leader", frozen.id()));
                 log.info("{}", faults.get(faults.size() - 1));
                 grow(admin, topic, steps.get(2));
                 producer.awaitPartitions(steps.get(2));
@@ -146,7 +179,9 @@ public final class FaultedExpansionScenario {
                 others.remove(frozen);
                 awaitSettled(others, topic, steps.get(2), taskCount, lineage, "after growing to " + steps.get(2)
                         + " without " + leader.id() + " and " + frozen.id());
-                boolean newLeader = others.stream().anyMatch(member -> member.ledAtNanos() > leaderKilledAt);
+                // The consumer protocol has no leader: the coordinator assigns.
+                Optional<Boolean> newLeader = peer.isServerSide() ? Optional.empty()
+                        : Optional.of(others.stream().anyMatch(member -> member.ledAtNanos() > leaderKilledAt));
                 frozen.resume();
                 faults.add(String.format("%.1f s: %s resumed", seconds(started), frozen.id()));
                 live.add(newMember.get());
@@ -188,6 +223,14 @@ public final class FaultedExpansionScenario {
                             members.get(0).id());
                     return members.get(0);
                 });
+    }
+
+    /**
+     * On the consumer protocol, which has no group leader: the member that was most recently given
+     * partitions it did not have (after the growth to 8, the last to take its new ones).
+     */
+    private static CheckpointingMember lastAssigned(List<CheckpointingMember> members) {
+        return members.stream().max(Comparator.comparingLong(CheckpointingMember::assignedAtNanos)).orElseThrow();
     }
 
     private static double seconds(long startedNanos) {
@@ -245,7 +288,11 @@ public final class FaultedExpansionScenario {
             for (TopicPartition partition : member.owned()) {
                 String other = partitionOwner.put(partition, member.id());
                 if (other != null) {
-                    lineage.problem(when + ": " + partition + " owned by " + other + " and " + member.id());
+                    CheckpointingMember first = members.stream().filter(m -> m.id().equals(other)).findFirst().orElseThrow();
+                    lineage.problem(when + ": " + partition + " owned by " + other + " and " + member.id()
+                            + " (in the consumer's own assignment(): " + other + " "
+                            + first.consumerAssignment().contains(partition) + ", " + member.id() + " "
+                            + member.consumerAssignment().contains(partition) + ")");
                 }
                 String taskOther = taskOwner.put(partition.partition() % taskCount, member.id());
                 if (taskOther != null && !taskOther.equals(member.id())) {
@@ -256,6 +303,12 @@ public final class FaultedExpansionScenario {
         }
         log.info("Settled {}: {}", when, members.stream().map(m -> m.id() + "=" + m.owned().size())
                 .collect(Collectors.joining(", ")));
+        log.info("Settled {}: {}", when, members.stream().map(m -> m.id() + " owns " + sorted(m.owned())
+                + " (its consumer's assignment() " + sorted(m.consumerAssignment()) + ")").collect(Collectors.joining("; ")));
+    }
+
+    private static List<Integer> sorted(Set<TopicPartition> partitions) {
+        return partitions.stream().map(TopicPartition::partition).sorted().collect(Collectors.toList());
     }
 
     private static Set<TopicPartition> owned(List<CheckpointingMember> members) {

@@ -30,6 +30,7 @@ final class TaskLineage {
     private final AtomicLong deliveries = new AtomicLong();
     private final AtomicLong outOfOrder = new AtomicLong();
     private final AtomicLong barrierOutOfOrder = new AtomicLong();
+    private final AtomicLong barrierWithoutTaskCount = new AtomicLong();
 
     /** A copy of the task's state started from the snapshot that {@code writer} committed. */
     void restored(int task, String copy, Optional<String> writer) {
@@ -96,6 +97,19 @@ final class TaskLineage {
     /** @return the records the members' barriers counted as returned out of order, all members together */
     long barrierOutOfOrder() {
         return barrierOutOfOrder.get();
+    }
+
+    /**
+     * A member's barrier returned this many partitions' records unmerged because their topic's T
+     * was not read in time (its {@code unknown-task-count-releases-total}; consumer protocol only).
+     */
+    void barrierReleasedWithoutTaskCount(long partitions) {
+        barrierWithoutTaskCount.addAndGet(partitions);
+    }
+
+    /** @return the partitions the members' barriers released unmerged for want of T, all members together */
+    long barrierWithoutTaskCount() {
+        return barrierWithoutTaskCount.get();
     }
 
     /** @return records acknowledged to the producer but never delivered to any member */
