@@ -239,6 +239,16 @@ final class BrokerProcess implements ClusterProbe.ProbedBroker {
         proxy.dropConnections();
     }
 
+    /**
+     * Stops the broker cleanly (SIGTERM), killing it after {@code timeout}, and drops the
+     * connections through its proxy, so that clients reconnect to it once it runs again.
+     */
+    void stop(Duration timeout) {
+        requestStop();
+        awaitStopped(timeout);
+        proxy.dropConnections();
+    }
+
     /** Asks the broker to shut down (SIGTERM); {@link #awaitStopped} waits for it. */
     synchronized void requestStop() {
         if (isRunning()) {

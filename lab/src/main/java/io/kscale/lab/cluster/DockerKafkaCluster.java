@@ -448,6 +448,12 @@ public final class DockerKafkaCluster implements KafkaCluster {
         return text.toString();
     }
 
+    /** The broker container's output so far (a restarted container keeps its earlier output). */
+    @Override
+    public String brokerLogText(int brokerId) {
+        return broker(brokerId).container.getLogs();
+    }
+
     private void saveLog(Broker broker) {
         Path file = clusterDir.resolve("broker-" + broker.id + ".log");
         try {

@@ -91,6 +91,16 @@ public interface KafkaCluster extends AutoCloseable {
         return text.toString();
     }
 
+    /**
+     * One broker's log output so far, earlier runs of it included (a restarted broker's log goes
+     * on where it stopped), for checks on what a given broker logged.
+     *
+     * @throws UnsupportedOperationException where the backend does not keep each broker's log apart
+     */
+    default String brokerLogText(int brokerId) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no log per broker");
+    }
+
     int brokerCount();
 
     /** The node ids, {@code 0 .. brokerCount() - 1}. */
@@ -111,7 +121,7 @@ public interface KafkaCluster extends AutoCloseable {
      */
     boolean isFrozen(int brokerId);
 
-    /** Kills a broker abruptly ({@code kill -9}); its data directory stays for {@link #restart}. */
+    /** Kills a broker abruptly ({@code kill -9}); its data directory stays for {@link #restart(int)}. */
     void kill(int brokerId);
 
     /**
@@ -119,6 +129,23 @@ public interface KafkaCluster extends AutoCloseable {
      * is still running, and waits until the cluster sees it registered again.
      */
     void restart(int brokerId);
+
+    /**
+     * Restarts a broker with changed settings, as one step of an operator's rolling restart:
+     * stops it cleanly (SIGTERM, so that it hands its leaderships over first), starts it on the
+     * same data directory and ports with the cluster's settings and then
+     * {@code brokerPropertyOverrides} on top, and waits until the cluster sees it registered
+     * again. The overrides replace those of an earlier call and stay for later
+     * {@link #restart(int)} calls; an empty map brings back the cluster's settings. The broker's
+     * classpath does not change.
+     *
+     * @throws UnsupportedOperationException where the backend cannot change a broker's settings:
+     *                                       Docker, whose containers take theirs when created
+     */
+    default void restart(int brokerId, Map<String, String> brokerPropertyOverrides) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot restart a broker with other "
+                + "settings; the process backend can");
+    }
 
     /**
      * Delays every response of this broker to clients by {@code delay} from now on (0 to 500

@@ -2,7 +2,9 @@ package io.kscale.lab.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,6 +15,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -109,11 +112,10 @@ public final class ProcessKafkaCluster implements KafkaCluster {
 
     private void formatAndStart() {
         Instant begin = Instant.now();
-        String voters = brokers.stream().map(BrokerProcess::controllerVoter).collect(Collectors.joining(","));
+        String voters = quorumVoters();
         Map<String, String> settings = brokerSettings(spec, credentials);
         String clusterId = Uuid.randomUuid().toString();
-        String protocolMap = credentials == null ? "EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
-                : ClusterCredentials.protocolMap();
+        String protocolMap = protocolMap();
         Path formatArgsFile = clusterDir.resolve("security").resolve("storage-format.args");
         List<String> formatArgs = credentials == null ? List.of() : credentials.formatArguments(formatArgsFile);
         brokers.forEach(b -> b.writeConfig(voters, settings, protocolMap));
@@ -129,6 +131,15 @@ public final class ProcessKafkaCluster implements KafkaCluster {
         probe.awaitReady(brokers, spec.startupTimeout());
         log.info("{} Kafka cluster of {} broker(s) ready at {} in {} ms (files in {})", spec.security(), brokers.size(),
                 bootstrapServers(), Duration.between(begin, Instant.now()).toMillis(), clusterDir);
+    }
+
+    private String quorumVoters() {
+        return brokers.stream().map(BrokerProcess::controllerVoter).collect(Collectors.joining(","));
+    }
+
+    private String protocolMap() {
+        return credentials == null ? "EXTERNAL:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
+                : ClusterCredentials.protocolMap();
     }
 
     /**
@@ -307,6 +318,34 @@ public final class ProcessKafkaCluster implements KafkaCluster {
         broker.start(classpath, spec.brokerHeap());
         probe.awaitRegistered(broker, spec.startupTimeout());
         log.info("Restarted broker {}", brokerId);
+    }
+
+    /**
+     * Stops the broker cleanly, rewrites its {@code server.properties} (the cluster's settings,
+     * then the overrides), and starts it on the same classpath, data and ports.
+     */
+    @Override
+    public void restart(int brokerId, Map<String, String> brokerPropertyOverrides) {
+        BrokerProcess broker = broker(brokerId);
+        Map<String, String> settings = brokerSettings(spec, credentials);
+        brokerPropertyOverrides.forEach((key, value) -> settings.put(Objects.requireNonNull(key, "key"),
+                Objects.requireNonNull(value, () -> "the value of " + key)));
+        broker.stop(STOP_TIMEOUT);
+        broker.writeConfig(quorumVoters(), settings, protocolMap());
+        broker.start(classpath, spec.brokerHeap());
+        probe.awaitRegistered(broker, spec.startupTimeout());
+        log.info("Restarted broker {} with {}", brokerId, brokerPropertyOverrides);
+    }
+
+    @Override
+    public String brokerLogText(int brokerId) {
+        try {
+            return Files.readString(broker(brokerId).logFile(), StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            return "";
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the log of broker " + brokerId, e);
+        }
     }
 
     @Override
