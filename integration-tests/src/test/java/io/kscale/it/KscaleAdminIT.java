@@ -24,8 +24,10 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -33,7 +35,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -180,7 +184,10 @@ class KscaleAdminIT {
 
     @Test
     @Order(3)
-    void shouldGrowToASafeCountAndFollowBothProtocolsUntilEveryTaskIsWhole(KafkaCluster cluster) {
+    void shouldGrowToASafeCountAndFollowBothProtocolsUntilEveryTaskIsWhole(KafkaCluster cluster) throws Exception {
+        // The producers' runbook (docs/runbooks.md): step 1, a keyed producer writing throughout
+        // with one request in flight; step 2 is the expansion below; step 3 its checks at the end.
+        KeyedWriter writer = new KeyedWriter(cluster);
         Run expand = run("expand", "--topic", TOPIC, "--partitions", "8", "--timeout", SETTLE.toSeconds() + "s");
         log.info("kscale-admin expand --partitions 8: exit {}\n{}{}", expand.exit, expand.out, expand.err);
 
@@ -206,6 +213,78 @@ class KscaleAdminIT {
                 }
             }
             assertThat(owned).as("group %s owns every partition", group).hasSize(8);
+        }
+        // Step 3: the new partitions' end offsets grow, and the producer had no record error.
+        try (Admin admin = Admin.create(cluster.clientProperties())) {
+            Map<TopicPartition, OffsetSpec> added = new HashMap<>();
+            for (int p = 4; p < 8; p++) {
+                added.put(new TopicPartition(TOPIC, p), OffsetSpec.latest());
+            }
+            await().atMost(SETTLE).untilAsserted(() -> assertThat(admin.listOffsets(added).all().get(30, TimeUnit.SECONDS)
+                    .values()).as("end offsets of the new partitions").allSatisfy(end -> assertThat(end.offset()).isPositive()));
+        }
+        long sent = writer.stop();
+        log.info("Producer through the expansion: {} records acknowledged, record-error-total {}", sent, writer.recordErrors);
+        assertThat(writer.recordErrors).as("record-error-total of the producer (the producers' runbook, step 3)").isZero();
+        assertThat(writer.failures.get()).as("sends that failed").isZero();
+        assertThat(sent).as("records acknowledged").isPositive();
+    }
+
+    /**
+     * A producer as the producers' runbook sets it up before an expansion: idempotent, one request
+     * in flight, keyed records written every few milliseconds from its own thread until stopped.
+     */
+    private static final class KeyedWriter {
+        private final KafkaProducer<String, String> producer;
+        private final Thread thread;
+        private final AtomicBoolean writing = new AtomicBoolean(true);
+        private final AtomicLong acknowledged = new AtomicLong();
+        private final AtomicLong failures = new AtomicLong();
+        private volatile double recordErrors = -1;
+
+        KeyedWriter(KafkaCluster cluster) {
+            Map<String, Object> settings = new HashMap<>(cluster.clientProperties());
+            settings.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+            settings.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
+            settings.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, 1000); // writes to the new partitions soon
+            settings.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            settings.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            producer = new KafkaProducer<>(settings);
+            thread = new Thread(this::write, "runbook-producer");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void write() {
+            for (long i = 0; writing.get(); i++) {
+                String key = "key-" + (i % 100);
+                producer.send(new ProducerRecord<>(TOPIC, key, Long.toString(i)), (metadata, e) -> {
+                    if (e == null) {
+                        acknowledged.incrementAndGet();
+                    } else {
+                        failures.incrementAndGet();
+                    }
+                });
+                try {
+                    TimeUnit.MILLISECONDS.sleep(5); // pacing, not a wait for a condition
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        /** Stops writing, waits for every send's outcome, reads record-error-total; returns the records acknowledged. */
+        long stop() throws InterruptedException {
+            writing.set(false);
+            thread.join(30_000);
+            producer.flush();
+            recordErrors = producer.metrics().entrySet().stream()
+                    .filter(metric -> metric.getKey().group().equals("producer-metrics")
+                            && metric.getKey().name().equals("record-error-total"))
+                    .mapToDouble(metric -> ((Number) metric.getValue().metricValue()).doubleValue())
+                    .findFirst().orElseThrow();
+            producer.close(Duration.ofSeconds(30));
+            return acknowledged.get();
         }
     }
 
