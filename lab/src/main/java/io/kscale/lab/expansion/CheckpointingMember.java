@@ -502,14 +502,11 @@ final class CheckpointingMember implements AutoCloseable {
             // either protocol, the added partitions are in assignment() when this callback runs
             // and after the poll.
             Set<TopicPartition> assignment = consumer.assignment();
+            Set<TopicPartition> notAssigned = new HashSet<>();
             for (TopicPartition partition : partitions) {
-                if (assignment.contains(partition)) {
-                    announced.add(partition);
-                } else {
-                    dropStale(Set.of(partition), "not in the consumer's assignment() " + sorted(assignment)
-                            + " during the callback");
-                }
+                (assignment.contains(partition) ? announced : notAssigned).add(partition);
             }
+            dropStale(notAssigned, "not in the consumer's assignment() " + sorted(assignment) + " during the callback");
             if (!partitions.isEmpty()) {
                 assignedAtNanos = System.nanoTime();
             }
