@@ -729,7 +729,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
         long deadline = Long.MAX_VALUE;
         for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task
                 : addBuffers(new HashMap<>()).entrySet()) {
-            if (task.getKey().canDeliver(task.getValue(), fetchedAt, consumer::currentLag, now)) {
+            if (task.getKey().canDeliver(task.getValue(), fetchedAt, this::currentLag, now)) {
                 return Duration.ZERO;
             }
             deadline = Math.min(deadline, task.getKey().nextDeadline(task.getValue(), fetchedAt, now));
@@ -781,7 +781,7 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
             return buffer == null ? now : buffer.fetchedAt;
         };
         for (Map.Entry<TaskMerge, Map<TopicPartition, List<ConsumerRecord<K, V>>>> task : byTask.entrySet()) {
-            TaskMerge.Outcome<K, V> outcome = task.getKey().merge(task.getValue(), fetchedAt, consumer::currentLag, now);
+            TaskMerge.Outcome<K, V> outcome = task.getKey().merge(task.getValue(), fetchedAt, this::currentLag, now);
             out.putAll(outcome.delivered);
             inOrder.addAll(outcome.inOrder);
             for (TaskMerge.Release release : outcome.releases) {
@@ -919,6 +919,21 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
 
         ConsumerRecord<K, V> head() {
             return records.get(0);
+        }
+    }
+
+    /**
+     * The consumer's {@code currentLag}, or unknown when the partition left the consumer's
+     * assignment meanwhile: Kafka 4.4.0's consumer on {@code group.protocol=consumer} can drop a
+     * member's partitions (after {@code onPartitionsLost}) between the poll that returned their
+     * records and this call, and then throws {@code IllegalStateException} ("No current assignment
+     * for partition") instead of answering.
+     */
+    private java.util.OptionalLong currentLag(TopicPartition partition) {
+        try {
+            return consumer.currentLag(partition);
+        } catch (IllegalStateException e) {
+            return java.util.OptionalLong.empty();
         }
     }
 }

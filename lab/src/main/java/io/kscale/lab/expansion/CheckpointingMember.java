@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -61,6 +62,12 @@ import org.slf4j.LoggerFactory;
  * instead ({@link #assignedAtNanos()}). On the consumer protocol a commit the coordinator refuses
  * comes as {@code CommitFailedException} too: unknown member id once the member was removed (the
  * frozen member's, after {@code max.poll.interval.ms}), or a stale member epoch.
+ *
+ * <p>Partitions announced by {@code onPartitionsAssigned} are restored and owned once the poll
+ * returns, and only if the consumer's {@code assignment()} holds them then and no
+ * {@code onPartitionsLost} came in between ({@link #staleAssignedPartitions()} counts the others):
+ * on the consumer protocol, Kafka 4.4.0's consumer announces to a member that exceeded
+ * {@code max.poll.interval.ms} partitions it never assigns and never revokes.
  */
 final class CheckpointingMember implements AutoCloseable {
 
@@ -79,6 +86,8 @@ final class CheckpointingMember implements AutoCloseable {
     // Confined to the member's thread.
     private final Map<Integer, TaskCopy> tasks = new HashMap<>();
     private final Map<TopicPartition, Long> positions = new HashMap<>();
+    // Announced by onPartitionsAssigned, restored after the poll that announced them returns.
+    private final Set<TopicPartition> announced = new HashSet<>();
     private int copies;
     private double assignmentsLed;
 
@@ -87,6 +96,7 @@ final class CheckpointingMember implements AutoCloseable {
     private volatile Set<TopicPartition> consumerAssignment = Set.of();
     private final AtomicLong lostPartitions = new AtomicLong();
     private final AtomicLong refusedCommits = new AtomicLong();
+    private final AtomicLong staleAssignedPartitions = new AtomicLong();
     private volatile long lastRebalanceNanos = System.nanoTime();
     private volatile long ledAtNanos = -1;
     private volatile long assignedAtNanos = -1;
@@ -130,6 +140,7 @@ final class CheckpointingMember implements AutoCloseable {
             consumer.subscribe(Set.of(topic), new Listener());
             while (running) {
                 ConsumerRecords<String, byte[]> records = barrier.poll(Duration.ofMillis(100));
+                takeAnnounced();
                 consumerAssignment = Set.copyOf(consumer.assignment());
                 for (ConsumerRecord<String, byte[]> record : records) {
                     count(record);
@@ -258,6 +269,35 @@ final class CheckpointingMember implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes the partitions that {@code onPartitionsAssigned} announced during the last poll and
+     * that the consumer's {@code assignment()} still holds now that the poll returned: restores
+     * their tasks and owns them. The others are dropped (see {@link Listener#onPartitionsAssigned}).
+     */
+    private void takeAnnounced() {
+        if (announced.isEmpty()) {
+            return;
+        }
+        Set<TopicPartition> assignment = consumer.assignment();
+        Set<TopicPartition> kept = new HashSet<>();
+        Set<TopicPartition> dropped = new HashSet<>();
+        for (TopicPartition partition : announced) {
+            (assignment.contains(partition) ? kept : dropped).add(partition);
+        }
+        announced.clear();
+        dropStale(dropped, "the consumer's assignment() " + sorted(assignment) + " does not have them after the poll");
+        restore(kept);
+        owned.addAll(kept);
+    }
+
+    private void dropStale(Set<TopicPartition> dropped, String why) {
+        if (!dropped.isEmpty()) {
+            staleAssignedPartitions.addAndGet(dropped.size());
+            log.warn("{}: onPartitionsAssigned announced {} and the consumer did not assign them ({}); ignored",
+                    id, sorted(dropped), why);
+        }
+    }
+
     /** Reads the committed offsets and counts of newly owned partitions and tasks. */
     private void restore(Collection<TopicPartition> partitions) {
         Set<TopicPartition> toRead = new HashSet<>(partitions);
@@ -306,6 +346,11 @@ final class CheckpointingMember implements AutoCloseable {
         tasks.keySet().removeIf(task -> positions.keySet().stream().noneMatch(p -> p.partition() % taskCount == task));
     }
 
+    private static String sorted(Collection<TopicPartition> partitions) {
+        return partitions.stream().sorted(Comparator.comparing(TopicPartition::topic)
+                .thenComparingInt(TopicPartition::partition)).map(TopicPartition::toString).toList().toString();
+    }
+
     /** Reads this member's {@code assignments-total} from JMX: it grows with each assignment it computes as leader. */
     private double assignmentsLed() {
         try {
@@ -351,6 +396,15 @@ final class CheckpointingMember implements AutoCloseable {
 
     long lostPartitions() {
         return lostPartitions.get();
+    }
+
+    /**
+     * @return partitions {@code onPartitionsAssigned} announced that the consumer did not assign:
+     *     not in its {@code assignment()} during the callback or after the poll, or followed by an
+     *     {@code onPartitionsLost} that did not name them; this member ignored them
+     */
+    long staleAssignedPartitions() {
+        return staleAssignedPartitions.get();
     }
 
     /** @return commits the group refused this member since it first froze (0 if it never froze) */
@@ -422,6 +476,7 @@ final class CheckpointingMember implements AutoCloseable {
             Set<Integer> revokedTasks = new HashSet<>();
             partitions.forEach(p -> revokedTasks.add(p.partition() % taskCount));
             revokedTasks.retainAll(tasks.keySet());
+            announced.removeAll(partitions);
             commit(revokedTasks);
             forget(partitions);
             touched();
@@ -432,8 +487,26 @@ final class CheckpointingMember implements AutoCloseable {
             if (crashed) {
                 return;
             }
-            restore(partitions);
-            owned.addAll(partitions);
+            // The member takes announced partitions only once the poll returns, and only those that
+            // are then in the consumer's assignment() and were not lost in between: the consumer's
+            // own record of what it owns. Kafka 4.4.0's consumer on group.protocol=consumer breaks
+            // the callbacks' account for a member that exceeded max.poll.interval.ms: partitions
+            // the coordinator gave it while it was not polling still come to onPartitionsAssigned
+            // when it polls again (the consumer logs "Interrupting reconciliation that is not
+            // relevant anymore because the member already transitioned out of the reconciling state
+            // into STALE"), with the consumer's assignment() holding them while the callback runs;
+            // then onPartitionsLost comes for the partitions it had before only, the consumer
+            // drops them all from assignment(), and no onPartitionsRevoked or onPartitionsLost ever
+            // comes for the announced ones. Restored in the callback, they would leave this member
+            // holding a task that another member owns and counts. In a normal reconciliation, on
+            // either protocol, the added partitions are in assignment() when this callback runs
+            // and after the poll.
+            Set<TopicPartition> assignment = consumer.assignment();
+            Set<TopicPartition> notAssigned = new HashSet<>();
+            for (TopicPartition partition : partitions) {
+                (assignment.contains(partition) ? announced : notAssigned).add(partition);
+            }
+            dropStale(notAssigned, "not in the consumer's assignment() " + sorted(assignment) + " during the callback");
             if (!partitions.isEmpty()) {
                 assignedAtNanos = System.nanoTime();
             }
@@ -455,6 +528,11 @@ final class CheckpointingMember implements AutoCloseable {
             }
             lostPartitions.addAndGet(partitions.size());
             log.info("{} lost {}", id, partitions);
+            // The member lost its membership, and with it whatever was announced and not taken yet.
+            Set<TopicPartition> stale = new HashSet<>(announced);
+            announced.clear();
+            stale.removeAll(partitions);
+            dropStale(stale, "onPartitionsLost came for " + sorted(partitions) + " only");
             forget(partitions);
             touched();
         }

@@ -30,13 +30,15 @@ public final class FaultedExpansionRun {
     private final Optional<Boolean> newLeaderAfterKill;
     private final long frozenLostPartitions;
     private final long frozenRefusedCommits;
+    private final long staleAssignedPartitions;
     private final double seconds;
 
     private FaultedExpansionRun(ExpansionPeer peer, List<Integer> partitionSteps, int keys, int splitKeys,
                                 int wrongCounts, long sent, long missing, long deliveries, long distinct,
                                 long outOfOrder, long barrierOutOfOrder, long barrierWithoutTaskCount,
                                 List<String> problems, List<String> faults, Optional<Boolean> newLeaderAfterKill,
-                                long frozenLostPartitions, long frozenRefusedCommits, double seconds) {
+                                long frozenLostPartitions, long frozenRefusedCommits, long staleAssignedPartitions,
+                                double seconds) {
         this.peer = peer;
         this.partitionSteps = List.copyOf(partitionSteps);
         this.keys = keys;
@@ -54,6 +56,7 @@ public final class FaultedExpansionRun {
         this.newLeaderAfterKill = newLeaderAfterKill;
         this.frozenLostPartitions = frozenLostPartitions;
         this.frozenRefusedCommits = frozenRefusedCommits;
+        this.staleAssignedPartitions = staleAssignedPartitions;
         this.seconds = seconds;
     }
 
@@ -64,7 +67,7 @@ public final class FaultedExpansionRun {
     static FaultedExpansionRun of(ExpansionPeer peer, List<Integer> steps, Map<String, Long> sentPerKey,
                                   Map<Integer, TaskSnapshot> snapshots, TaskLineage lineage, List<String> faults,
                                   Optional<Boolean> newLeaderAfterKill, long frozenLostPartitions, long frozenRefusedCommits,
-                                  double seconds) {
+                                  long staleAssignedPartitions, double seconds) {
         Map<String, Long> committed = new HashMap<>();
         Map<String, Integer> tasksOfKey = new HashMap<>();
         Set<Integer> splitTasks = lineage.splitTasks();
@@ -86,7 +89,7 @@ public final class FaultedExpansionRun {
         return new FaultedExpansionRun(peer, steps, sentPerKey.size(), split.size(), wrong, sent,
                 lineage.missing(sentPerKey), lineage.deliveries(), lineage.distinctRecords(), lineage.outOfOrder(),
                 lineage.barrierOutOfOrder(), lineage.barrierWithoutTaskCount(), lineage.problems(), faults,
-                newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, seconds);
+                newLeaderAfterKill, frozenLostPartitions, frozenRefusedCommits, staleAssignedPartitions, seconds);
     }
 
     public ExpansionPeer peer() {
@@ -178,6 +181,17 @@ public final class FaultedExpansionRun {
         return frozenRefusedCommits;
     }
 
+    /**
+     * @return partitions that {@code onPartitionsAssigned} announced to a member but that its
+     *         consumer did not assign (not in its {@code assignment()} during the callback or
+     *         after the poll, or followed by an {@code onPartitionsLost} that did not name them),
+     *         summed over all members; the members ignored them (seen with Kafka 4.4.0's consumer on the consumer protocol, for
+     *         a member that exceeded {@code max.poll.interval.ms})
+     */
+    public long staleAssignedPartitions() {
+        return staleAssignedPartitions;
+    }
+
     public double seconds() {
         return seconds;
     }
@@ -186,11 +200,12 @@ public final class FaultedExpansionRun {
     public String toString() {
         return String.format("%s, faulted: partitions %s; %d keys, %d split, %d wrong counts; sent %d, missing %d, "
                         + "delivered again %d, out of order %d (the barriers counted %d)%s; new leader after the kill %s;"
-                        + " frozen member lost %d partitions, %d commits refused; %.1f s%n  faults: %s%n  problems: %s",
+                        + " frozen member lost %d partitions, %d commits refused; partitions the consumer announced"
+                        + " but did not assign %d; %.1f s%n  faults: %s%n  problems: %s",
                 peer.label(), partitionSteps, keys, splitKeys, wrongCounts, sent, missing, redelivered(), outOfOrder,
                 barrierOutOfOrder, peer.isServerSide()
                         ? String.format("; partitions released unmerged for want of T %d", barrierWithoutTaskCount) : "",
                 newLeaderAfterKill.map(String::valueOf).orElse("not applicable (the consumer protocol has no group leader)"),
-                frozenLostPartitions, frozenRefusedCommits, seconds, faults, problems);
+                frozenLostPartitions, frozenRefusedCommits, staleAssignedPartitions, seconds, faults, problems);
     }
 }

@@ -69,7 +69,9 @@ import org.slf4j.LoggerFactory;
  * or a task's partitions owned by two members once the group settled), keys whose committed count
  * differs from the records acknowledged to the producer, records never delivered, and records
  * delivered again (allowed: after a crash or freeze the uncommitted ones come again, and are
- * counted once because counts and offsets are committed together).
+ * counted once because counts and offsets are committed together), and the partitions that
+ * {@code onPartitionsAssigned} announced to a member without its consumer assigning them, which the
+ * members ignore ({@link FaultedExpansionRun#staleAssignedPartitions()}).
  */
 public final class FaultedExpansionScenario {
 
@@ -125,11 +127,17 @@ public final class FaultedExpansionScenario {
         });
         TaskLineage lineage = new TaskLineage();
         List<CheckpointingMember> live = new ArrayList<>();
+        // Every member started, the killed one too: the run sums their ignored stale partitions.
+        List<CheckpointingMember> everyMember = new ArrayList<>();
         List<String> faults = new ArrayList<>();
         long started = System.nanoTime();
         int[] nextId = {0};
-        Supplier<CheckpointingMember> newMember = () -> new CheckpointingMember("member-" + nextId[0]++, topic, taskCount,
-                groupId, peer, consumerProperties, lineage);
+        Supplier<CheckpointingMember> newMember = () -> {
+            CheckpointingMember member = new CheckpointingMember("member-" + nextId[0]++, topic, taskCount, groupId,
+                    peer, consumerProperties, lineage);
+            everyMember.add(member);
+            return member;
+        };
         log.info("{}: topic {} grows through {} partitions while brokers and members fail", peer.label(), topic, steps);
         try (Admin admin = Admin.create(clientProperties);
              KeyedSequenceProducer producer = new KeyedSequenceProducer(topic, settings.keys(),
@@ -199,7 +207,9 @@ public final class FaultedExpansionScenario {
                 live.forEach(CheckpointingMember::close);
                 Map<Integer, TaskSnapshot> snapshots = snapshots(admin, groupId, topic, taskCount);
                 return FaultedExpansionRun.of(peer, steps, producer.sentPerKey(), snapshots, lineage, faults,
-                        newLeader, frozen.lostPartitions(), frozen.refusedCommits(), seconds(started));
+                        newLeader, frozen.lostPartitions(), frozen.refusedCommits(),
+                        everyMember.stream().mapToLong(CheckpointingMember::staleAssignedPartitions).sum(),
+                        seconds(started));
             } finally {
                 live.forEach(CheckpointingMember::close);
             }
