@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.ToLongFunction;
@@ -929,11 +930,11 @@ public final class ExpansionBarrier<K, V> implements AutoCloseable {
      * records and this call, and then throws {@code IllegalStateException} ("No current assignment
      * for partition") instead of answering.
      */
-    private java.util.OptionalLong currentLag(TopicPartition partition) {
+    private OptionalLong currentLag(TopicPartition partition) {
         try {
             return consumer.currentLag(partition);
         } catch (IllegalStateException e) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
     }
 }

@@ -708,6 +708,24 @@ class ExpansionBarrierTest {
     }
 
     /**
+     * The bug this pins: Kafka 4.4.0's consumer on {@code group.protocol=consumer} can drop a
+     * member's partitions between the poll that fetched and the barrier's merge (a member past
+     * {@code max.poll.interval.ms}), and its {@code currentLag} then throws "No current assignment"
+     * for them. The barrier let that escape from {@code poll}; it now reads the lag as unknown.
+     */
+    @Test
+    void shouldTreatTheLagOfASiblingTheConsumerDroppedAsUnknownInsteadOfThrowing() {
+        start(layout(TASKS, 8), orders(1), orders(5));
+        consumer.append(orders(5), START, "k", "k#1");
+        consumer.dropped.add(orders(1));
+
+        assertThat(poll()).as("the parent's lag cannot be read: the child waits, as for an unknown lag").isEmpty();
+        time.set(START + MAX_HOLD.toMillis());
+        assertThat(poll()).as("max hold reached").containsExactly("k#1");
+        assertThat(releases(ReleaseCause.UNKNOWN_SIBLING_LAG)).isEqualTo(1);
+    }
+
+    /**
      * The bug this pins: a sibling the application paused with records left to read (or one
      * that is never fetched) held its task back without bound. Streams waits for such a
      * partition without bound too; max hold bounds the wait here.
@@ -1617,6 +1635,8 @@ class ExpansionBarrierTest {
         private final Map<TopicPartition, List<ConsumerRecord<String, String>>> logs = new HashMap<>();
         private final Map<TopicPartition, List<Long>> visibleAt = new HashMap<>();
         final Set<TopicPartition> unknownLag = new HashSet<>();
+        /** Partitions whose currentLag throws, as Kafka 4.4.0's consumer does once it dropped them. */
+        final Set<TopicPartition> dropped = new HashSet<>();
         /** Partitions whose leader is offline: never fetched, lag unknown. */
         final Set<TopicPartition> offline = new HashSet<>();
         int maxPerPartition = Integer.MAX_VALUE;
@@ -1740,6 +1760,9 @@ class ExpansionBarrierTest {
 
         @Override
         public synchronized OptionalLong currentLag(TopicPartition tp) {
+            if (dropped.contains(tp)) {
+                throw new IllegalStateException("No current assignment for partition " + tp);
+            }
             return unknownLag.contains(tp) || offline.contains(tp) ? OptionalLong.empty() : OptionalLong.of(readableEnd(tp) - position(tp));
         }
 
