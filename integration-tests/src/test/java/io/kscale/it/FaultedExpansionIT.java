@@ -78,15 +78,7 @@ class FaultedExpansionIT {
         FaultedExpansionRun run = new FaultedExpansionScenario(settings).runOn(cluster);
         log.info("Expansion 4 -> 8 -> 16 with a broker killed, a member frozen and the group leader killed:\n{}", run);
 
-        assertThat(run.problems()).as("problems").isEmpty();
-        assertThat(run.keys()).as("keys written").isEqualTo(settings.keys());
-        assertThat(run.splitKeys()).as("keys whose state two members counted side by side").isZero();
-        assertThat(run.wrongCounts()).as("keys whose committed count differs from the records acknowledged").isZero();
-        assertThat(run.missing()).as("records acknowledged and never delivered").isZero();
-        assertThat(run.outOfOrder()).as("records handed out after a later record of their key, grace covering the failover")
-                .isZero();
-        assertThat(run.outOfOrder()).as("records handed out of order, against what the barriers counted")
-                .isLessThanOrEqualTo(run.barrierOutOfOrder());
+        assertKeptEveryPromise(run, settings);
 
         assertThat(run.faults()).as("faults applied").hasSize(4);
         assertThat(run.frozenRefusedCommits()).as("commits of the frozen member refused after it resumed").isPositive();
@@ -112,15 +104,7 @@ class FaultedExpansionIT {
         log.info("Expansion 4 -> 8 -> 16 on the consumer protocol with a broker killed, a member frozen and another"
                 + " killed:\n{}", run);
 
-        assertThat(run.problems()).as("problems").isEmpty();
-        assertThat(run.keys()).as("keys written").isEqualTo(settings.keys());
-        assertThat(run.splitKeys()).as("keys whose state two members counted side by side").isZero();
-        assertThat(run.wrongCounts()).as("keys whose committed count differs from the records acknowledged").isZero();
-        assertThat(run.missing()).as("records acknowledged and never delivered").isZero();
-        assertThat(run.outOfOrder()).as("records handed out after a later record of their key, grace covering the failover")
-                .isZero();
-        assertThat(run.outOfOrder()).as("records handed out of order, against what the barriers counted")
-                .isLessThanOrEqualTo(run.barrierOutOfOrder());
+        assertKeptEveryPromise(run, settings);
         assertThat(run.barrierWithoutTaskCount()).as("partitions the barriers released unmerged, T not read in time")
                 .isZero();
 
@@ -138,5 +122,18 @@ class FaultedExpansionIT {
         assertThat(run.staleAssignedPartitions()).as("partitions announced but not assigned").isNotNegative();
         assertThat(run.toString()).as("the run's report")
                 .contains("partitions the consumer announced but did not assign " + run.staleAssignedPartitions());
+    }
+
+    /** The promises, alike on both protocols: no key split, exact counts, nothing lost, nothing out of order. */
+    private static void assertKeptEveryPromise(FaultedExpansionRun run, ExpansionSettings settings) {
+        assertThat(run.problems()).as("problems").isEmpty();
+        assertThat(run.keys()).as("keys written").isEqualTo(settings.keys());
+        assertThat(run.splitKeys()).as("keys whose state two members counted side by side").isZero();
+        assertThat(run.wrongCounts()).as("keys whose committed count differs from the records acknowledged").isZero();
+        assertThat(run.missing()).as("records acknowledged and never delivered").isZero();
+        assertThat(run.outOfOrder()).as("records handed out after a later record of their key, grace covering the failover")
+                .isZero();
+        assertThat(run.outOfOrder()).as("records handed out of order, against what the barriers counted")
+                .isLessThanOrEqualTo(run.barrierOutOfOrder());
     }
 }
