@@ -1,5 +1,9 @@
 package io.kscale.partitioner;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * The hash of Kafka's default partitioning of keyed records, {@code toPositive(murmur2(keyBytes)) %
  * numPartitions}: 32-bit MurmurHash2 with Kafka's seed {@code 0x9747b28c}, bit for bit. Kafka's
@@ -13,6 +17,8 @@ final class Murmur2 {
     private static final int SEED = 0x9747b28c;
     private static final int M = 0x5bd1e995;
     private static final int R = 24;
+    /** Reads 4 bytes as a little-endian int in one access, as murmur2 takes them: one bounds check, not four. */
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private Murmur2() {
     }
@@ -28,7 +34,7 @@ final class Murmur2 {
         int h = SEED ^ length;
         int whole = length & ~3;
         for (int i = 0; i < whole; i += 4) {
-            int k = (data[i] & 0xff) | (data[i + 1] & 0xff) << 8 | (data[i + 2] & 0xff) << 16 | (data[i + 3] & 0xff) << 24;
+            int k = (int) INT_LE.get(data, i);
             k *= M;
             k ^= k >>> R;
             k *= M;
