@@ -119,7 +119,6 @@ class FaultedExpansionIT {
         // Kafka 4.4.0's consumer may announce to the resumed member partitions it never assigns
         // (onPartitionsAssigned for them, then neither revoke nor lost); the members ignore them and
         // the run reports how many.
-        assertThat(run.staleAssignedPartitions()).as("partitions announced but not assigned").isNotNegative();
         assertThat(run.toString()).as("the run's report")
                 .contains("partitions the consumer announced but did not assign " + run.staleAssignedPartitions());
     }

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -154,11 +155,8 @@ class DocsRunbookCodeTest {
         return text.replaceAll("\\n+$", "");
     }
 
+    /** Every user page but the changelog. */
     private static List<Path> pages() throws IOException {
-        List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md"), ROOT.resolve("examples/README.md")));
-        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
-        }
-        return pages;
+        return UserPages.all().stream().filter(p -> !p.endsWith("CHANGELOG.md")).collect(Collectors.toList());
     }
 }
