@@ -20,15 +20,29 @@ public final class KafkaClusters {
     }
 
     /**
-     * Starts a cluster on the requested backend.
+     * Starts a cluster on the requested backend. Where its brokers list kscale's broker-side
+     * assignor, returns once each broker's task count store has loaded, so that no group of the
+     * caller's forms while the assignor still holds its topics.
      *
      * @param requestedBackend process, docker, auto, or null for auto
      * @throws DockerUnavailableException when docker was asked for and is not ready
      */
     public static KafkaCluster start(ClusterSpec spec, String requestedBackend) {
-        if (spec.security() != ClusterSecurity.PLAINTEXT) {
-            return startSecured(spec, requestedBackend);
+        KafkaCluster cluster = spec.security() != ClusterSecurity.PLAINTEXT
+                ? startSecured(spec, requestedBackend)
+                : startPlaintext(spec, requestedBackend);
+        if (ServerAssignorPlugin.listedIn(spec)) {
+            try {
+                ServerAssignorPlugin.awaitTaskCountStores(cluster, spec.startupTimeout());
+            } catch (RuntimeException e) {
+                cluster.close();
+                throw e;
+            }
         }
+        return cluster;
+    }
+
+    private static KafkaCluster startPlaintext(ClusterSpec spec, String requestedBackend) {
         ClusterBackend.Choice choice = ClusterBackend.choose(requestedBackend, DockerReadiness::check);
         if (choice.backend() == ClusterBackend.DOCKER) {
             if (!choice.docker().ready()) {

@@ -9,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +99,46 @@ public final class ServerAssignorPlugin {
      */
     public static String assignorsSetting() {
         return isAvailable() ? SERVER_ASSIGNOR_CLASS + "," + KAFKA_ASSIGNORS : KAFKA_ASSIGNORS;
+    }
+
+    /** What a broker logs once the broker-side assignor's task count store has read its topic. */
+    public static final String STORE_LOADED_LINE = "Task count store loaded from topic";
+
+    /** Whether a cluster of this spec runs kscale's broker-side assignor. */
+    static boolean listedIn(ClusterSpec spec) {
+        String assignors = spec.brokerProperties().get(ASSIGNORS_CONFIG);
+        return assignors != null && Arrays.stream(assignors.split(",")).map(String::trim)
+                .anyMatch(SERVER_ASSIGNOR_CLASS::equals);
+    }
+
+    /**
+     * Waits until every broker says its task count store has loaded. Until then the assignor
+     * holds every topic, and a group that forms meanwhile gets no partitions until its next
+     * membership change (docs/server-assignor.md, "Held topics"): a scenario or a test that
+     * started its consumers sooner would take that for a failure of its own.
+     *
+     * @throws IllegalStateException naming the brokers that did not within the timeout
+     */
+    static void awaitTaskCountStores(KafkaCluster cluster, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<Integer> waiting = new ArrayList<>(cluster.brokerIds());
+        while (true) {
+            waiting.removeIf(broker -> cluster.brokerLogText(broker).contains(STORE_LOADED_LINE));
+            if (waiting.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("The task count store of kscale's broker-side assignor did not load"
+                        + " within " + timeout.toSeconds() + " s on broker(s) " + waiting + ": their logs do not say '"
+                        + STORE_LOADED_LINE + "'");
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for the task count stores", e);
+            }
+        }
     }
 
     /**

@@ -1,13 +1,17 @@
 package io.kscale.lab.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -113,6 +117,104 @@ class ServerAssignorPluginTest {
     private static List<String> entries(Path jar) throws IOException {
         try (JarFile file = new JarFile(jar.toFile())) {
             return Collections.list(file.entries()).stream().map(JarEntry::getName).collect(Collectors.toList());
+        }
+    }
+
+    @Test
+    void shouldWaitForTheStoreOnlyWhereTheBrokersListKscalesAssignor() {
+        assertThat(ServerAssignorPlugin.listedIn(ClusterSpec.builder().build())).isFalse();
+        assertThat(ServerAssignorPlugin.listedIn(ClusterSpec.builder()
+                .brokerProperty(ServerAssignorPlugin.ASSIGNORS_CONFIG, ServerAssignorPlugin.KAFKA_ASSIGNORS).build())).isFalse();
+        assertThat(ServerAssignorPlugin.listedIn(ClusterSpec.builder().brokerProperty(ServerAssignorPlugin.ASSIGNORS_CONFIG,
+                "uniform, " + ServerAssignorPlugin.SERVER_ASSIGNOR_CLASS).build())).isTrue();
+    }
+
+    @Test
+    void shouldReturnOnceEveryBrokerSaysItsStoreLoaded() throws InterruptedException {
+        LoggingBrokers cluster = new LoggingBrokers(2);
+        cluster.logs.put(0, "INFO " + ServerAssignorPlugin.STORE_LOADED_LINE + " kscale-task-counts via kafka-0:9093");
+        Thread laterLoad = new Thread(() -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                return;
+            }
+            cluster.logs.put(1, "INFO " + ServerAssignorPlugin.STORE_LOADED_LINE + " kscale-task-counts via kafka-1:9093");
+        });
+        laterLoad.start();
+
+        ServerAssignorPlugin.awaitTaskCountStores(cluster, Duration.ofSeconds(30));
+        assertThat(cluster.logs.get(1)).contains(ServerAssignorPlugin.STORE_LOADED_LINE);
+        laterLoad.join();
+    }
+
+    @Test
+    void shouldNameTheBrokersWhoseStoreDidNotLoad() {
+        LoggingBrokers cluster = new LoggingBrokers(3);
+        cluster.logs.put(1, ServerAssignorPlugin.STORE_LOADED_LINE);
+
+        assertThatThrownBy(() -> ServerAssignorPlugin.awaitTaskCountStores(cluster, Duration.ofMillis(300)))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("broker(s) [0, 2]")
+                .hasMessageContaining(ServerAssignorPlugin.STORE_LOADED_LINE);
+    }
+
+    /** Brokers that only have logs. */
+    private static final class LoggingBrokers implements KafkaCluster {
+        final Map<Integer, String> logs = new ConcurrentHashMap<>();
+        private final int brokers;
+
+        LoggingBrokers(int brokers) {
+            this.brokers = brokers;
+        }
+
+        @Override
+        public String brokerLogText(int brokerId) {
+            return logs.getOrDefault(brokerId, "");
+        }
+
+        @Override
+        public int brokerCount() {
+            return brokers;
+        }
+
+        @Override
+        public String bootstrapServers() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void pause(int brokerId) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void resume(int brokerId) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean isFrozen(int brokerId) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void kill(int brokerId) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void restart(int brokerId) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void setLatency(int brokerId, Duration delay) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {
         }
     }
 }
