@@ -70,13 +70,15 @@ import org.slf4j.LoggerFactory;
  * least 13 keys are counted by two members. Measured: 93, 136 and 93 (CooperativeStickyAssignor),
  * 170, 177 and 170 (RangeAssignor) of 200.
  *
- * <p>The control of the order claim: kscale's assignor with a plain poll must deliver some key out
- * of order to the group that catches up, or the barrier's zero would test nothing. That group reads
- * each task's parent and child partitions from offset 0 at once; a partition's records come in one
- * fetch and are drained before the next partition's, so a task is in order only when its parents
- * are drained before each of their children. Measured: 43, 91 and 78 keys of 200 out of order (and
- * 63 to 108 for the other two peers, which read without the barrier too); no order being favoured,
- * all four tasks of a run drained parent-first would happen in about 1 run in 20,000.
+ * <p>The control of the order claim: catching up without the barrier must deliver some key out of
+ * order, or the barrier's zero would test nothing. Three runs catch up without it: kscale's
+ * assignor with a plain poll, and the two peers. The first reads each task's parent and child
+ * partitions from offset 0 at once; a partition's records come in one fetch and are drained before
+ * the next partition's, so a task is in order only when its parents are drained before each of their
+ * children. That is not chance alone: measured 43, 91 and 78 keys of 200 out of order on broker
+ * processes, but once 0 on Docker, where every parent was drained first. The peers split keys (see
+ * above), and a split key's parent and child are read by two members at once: 63 to 108 keys out
+ * of order. So the control asks for keys out of order in the three together.
  *
  * <p>The same cluster runs the runbook "Switch a running group to KeyPreservingAssignor"
  * (docs/runbooks.md) as written: a group of 3 members on CooperativeStickyAssignor, reading a topic
@@ -128,10 +130,10 @@ class KeyPreservingExpansionIT {
                     assertThat(run.keys().wrongCounts()).as("control: %s gets counts wrong", run.peer().label())
                             .isGreaterThanOrEqualTo(CONTROL_MIN_SPLIT);
                 });
-        ExpansionRun plainPoll = runs.stream().filter(run -> run.peer() == ExpansionPeer.KSCALE_NO_BARRIER)
-                .findFirst().orElseThrow();
-        assertThat(plainPoll.catchUpOrder().keysOutOfOrder())
-                .as("control: keys out of order, catching up with kscale's assignor and a plain poll").isPositive();
+        assertThat(runs.stream().filter(run -> run.peer() != ExpansionPeer.KSCALE)
+                .mapToLong(run -> run.catchUpOrder().keysOutOfOrder()).sum())
+                .as("control: keys out of order, catching up without the barrier (a plain poll, and both peers)")
+                .isPositive();
     }
 
     /**
