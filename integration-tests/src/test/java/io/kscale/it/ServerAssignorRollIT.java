@@ -85,8 +85,8 @@ class ServerAssignorRollIT {
             + ServerAssignorPlugin.SERVER_ASSIGNOR_CLASS;
     private static final String STORE_STARTED = ServerAssignorPlugin.SERVER_ASSIGNOR_NAME
             + " started its task count store";
-    private static final String STORE_LOADED = "Task count store loaded from topic kscale-task-counts";
     private static final String STORE_TOPIC = "kscale-task-counts";
+    private static final String STORE_LOADED = ServerAssignorPlugin.STORE_LOADED_LINE + " " + STORE_TOPIC;
 
     @Test
     void shouldRollTheBrokerSideAssignorOnAndOffAgain(KafkaCluster cluster) throws Exception {

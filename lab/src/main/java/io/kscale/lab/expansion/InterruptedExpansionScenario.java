@@ -1,6 +1,7 @@
 package io.kscale.lab.expansion;
 
 import io.kscale.lab.cluster.KafkaCluster;
+import io.kscale.lab.cluster.ServerAssignorPlugin;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -238,14 +239,12 @@ public final class InterruptedExpansionScenario {
     private static long taskCountStoreLoads(KafkaCluster cluster) {
         String text = cluster.brokerLogText();
         long loads = 0;
-        for (int at = text.indexOf(TASK_COUNT_STORE_LOADED); at >= 0; at = text.indexOf(TASK_COUNT_STORE_LOADED, at + 1)) {
+        String loaded = ServerAssignorPlugin.STORE_LOADED_LINE;
+        for (int at = text.indexOf(loaded); at >= 0; at = text.indexOf(loaded, at + 1)) {
             loads++;
         }
         return loads;
     }
-
-    /** What a broker logs once its task count store has read its topic (KafkaTaskCountStore). */
-    private static final String TASK_COUNT_STORE_LOADED = "Task count store loaded from topic";
 
     private static void recreateTopic(Admin admin, String topic, int partitions)
             throws InterruptedException, ExecutionException, TimeoutException {
