@@ -58,7 +58,7 @@ class ServerAssignorWithTestcontainersIT {
         kafka.start();
         // The assignor holds every topic until its task count store has read its topic: a group
         // formed sooner gets its partitions only at its next membership change.
-        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.getLogs().contains("Task count store loaded"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> kafka.getLogs().contains(ServerAssignorPlugin.STORE_LOADED_LINE));
     }
 
     @AfterAll

@@ -32,7 +32,7 @@ class DocsKipLinksTest {
     @Test
     void everyPageLinksEachKipOnFirstMention() throws IOException {
         List<String> unlinked = new ArrayList<>();
-        for (Path page : pages()) {
+        for (Path page : UserPages.all()) {
             unlinked.addAll(unlinked(ROOT.relativize(page).toString(), Files.readString(page, StandardCharsets.UTF_8)));
         }
         assertThat(unlinked).as("KIPs first named without a link to the wiki").isEmpty();
@@ -97,9 +97,5 @@ class DocsKipLinksTest {
 
     private static boolean defined(String markdown, String reference) {
         return Pattern.compile("(?m)^\\[" + Pattern.quote(reference) + "\\]:\\s*" + Pattern.quote(WIKI)).matcher(markdown).find();
-    }
-
-    private static List<Path> pages() throws IOException {
-        return UserPages.all();
     }
 }

@@ -45,7 +45,7 @@ class DocsProjectHistoryTest {
     @Test
     void userPagesCarryNoProjectHistory() throws IOException {
         List<String> found = new ArrayList<>();
-        for (Path page : userPages()) {
+        for (Path page : UserPages.all()) {
             found.addAll(history(ROOT.relativize(page).toString(), Files.readString(page, StandardCharsets.UTF_8)));
         }
         assertThat(found).as("project history in user pages (work items, branches, who built what)").isEmpty();
@@ -87,9 +87,5 @@ class DocsProjectHistoryTest {
     private static int lineOf(String finding) {
         String rest = finding.substring(finding.indexOf(':') + 1);
         return Integer.parseInt(rest.substring(0, rest.indexOf(':')));
-    }
-
-    private static List<Path> userPages() throws IOException {
-        return UserPages.all();
     }
 }

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
@@ -130,22 +130,14 @@ class ServerAssignorPluginTest {
     }
 
     @Test
-    void shouldReturnOnceEveryBrokerSaysItsStoreLoaded() throws InterruptedException {
+    void shouldReturnOnceEveryBrokerSaysItsStoreLoaded() {
         LoggingBrokers cluster = new LoggingBrokers(2);
         cluster.logs.put(0, "INFO " + ServerAssignorPlugin.STORE_LOADED_LINE + " kscale-task-counts via kafka-0:9093");
-        Thread laterLoad = new Thread(() -> {
-            try {
-                Thread.sleep(300);
-            } catch (InterruptedException e) {
-                return;
-            }
-            cluster.logs.put(1, "INFO " + ServerAssignorPlugin.STORE_LOADED_LINE + " kscale-task-counts via kafka-1:9093");
-        });
-        laterLoad.start();
+        cluster.loadsOnRead(1, 3, "INFO " + ServerAssignorPlugin.STORE_LOADED_LINE + " kscale-task-counts via kafka-1:9093");
 
         ServerAssignorPlugin.awaitTaskCountStores(cluster, Duration.ofSeconds(30));
-        assertThat(cluster.logs.get(1)).contains(ServerAssignorPlugin.STORE_LOADED_LINE);
-        laterLoad.join();
+        assertThat(cluster.reads(1)).as("reads of broker 1's log: until its third says it loaded").isEqualTo(3);
+        assertThat(cluster.reads(0)).as("reads of broker 0's log: loaded at the first").isEqualTo(1);
     }
 
     @Test
@@ -159,17 +151,33 @@ class ServerAssignorPluginTest {
                 .hasMessageContaining(ServerAssignorPlugin.STORE_LOADED_LINE);
     }
 
-    /** Brokers that only have logs. */
+    /** Brokers that only have logs; a broker's log may gain a line at its n-th read. */
     private static final class LoggingBrokers implements KafkaCluster {
-        final Map<Integer, String> logs = new ConcurrentHashMap<>();
+        final Map<Integer, String> logs = new HashMap<>();
+        private final Map<Integer, Integer> reads = new HashMap<>();
+        private final Map<Integer, Integer> lineAtRead = new HashMap<>();
+        private final Map<Integer, String> lateLines = new HashMap<>();
         private final int brokers;
 
         LoggingBrokers(int brokers) {
             this.brokers = brokers;
         }
 
+        void loadsOnRead(int brokerId, int read, String line) {
+            lineAtRead.put(brokerId, read);
+            lateLines.put(brokerId, line);
+        }
+
+        int reads(int brokerId) {
+            return reads.getOrDefault(brokerId, 0);
+        }
+
         @Override
         public String brokerLogText(int brokerId) {
+            int read = reads.merge(brokerId, 1, Integer::sum);
+            if (read == lineAtRead.getOrDefault(brokerId, -1)) {
+                logs.merge(brokerId, lateLines.get(brokerId), (log, line) -> log + "\n" + line);
+            }
             return logs.getOrDefault(brokerId, "");
         }
 
