@@ -1,11 +1,12 @@
 package io.kscale.assignor.internals.server;
 
 /**
- * Members by load, least loaded first, ties to the lowest index: a binary heap of member indexes
- * over a load array the caller owns, in place of a {@code PriorityQueue<Integer>} with a
- * comparator (which boxes, and calls through the comparator at every step: most of a fresh
- * group's placement of 10,000 single-partition units). A member's load must not change while it
- * is in the heap: take it out ({@link #poll} or {@link #remove}), change it, put it back.
+ * Members by load, least loaded first, ties to the lowest index ({@link #lightestFirst}), or
+ * the reverse ({@link #heaviestFirst}): a binary heap of member indexes over a load array the
+ * caller owns, in place of a {@code PriorityQueue<Integer>} or a {@code TreeSet<Integer>} with a
+ * comparator (which box, and call through the comparator at every step: most of a fresh group's
+ * placement of 10,000 single-partition units). When a member's load changes while it is in the
+ * heap, {@link #update} must be called for it before any other call.
  *
  * <p>Each member's place in the heap is kept in a {@code position} array indexed by member, so
  * that any member can be taken out in O(log n), not only the least loaded. Heaps whose members
@@ -14,6 +15,8 @@ package io.kscale.assignor.internals.server;
 final class MemberHeap {
 
     private final long[] load;
+    /** Whether the most loaded member comes first (ties to the highest index). */
+    private final boolean heaviestFirst;
     private final int[] heap;
     /** By member: its index in {@link #heap} while it is in this heap; shared, so not cleared. */
     private final int[] position;
@@ -25,17 +28,34 @@ final class MemberHeap {
      * @param position by member, at least as long as {@code load}: scratch space for the heap's
      *                 index of each of its members
      */
-    MemberHeap(long[] load, int capacity, int[] position) {
+    private MemberHeap(long[] load, int capacity, int[] position, boolean heaviestFirst) {
         this.load = load;
+        this.heaviestFirst = heaviestFirst;
         this.heap = new int[Math.max(1, capacity)];
         this.position = position;
+    }
+
+    /** @return an empty heap whose first member is the least loaded, ties to the lowest index (see the constructor) */
+    static MemberHeap lightestFirst(long[] load, int capacity, int[] position) {
+        return new MemberHeap(load, capacity, position, false);
+    }
+
+    /** @return an empty heap whose first member is the most loaded, ties to the highest index (see the constructor) */
+    static MemberHeap heaviestFirst(long[] load, int capacity, int[] position) {
+        return new MemberHeap(load, capacity, position, true);
     }
 
     boolean isEmpty() {
         return size == 0;
     }
 
-    /** @return the least loaded member, still in the heap */
+    /** @return whether the member is in this heap */
+    boolean contains(int member) {
+        int i = position[member];
+        return i >= 0 && i < size && heap[i] == member; // position is shared and never cleared
+    }
+
+    /** @return the first member (the least loaded, or the most), still in the heap */
     int peek() {
         return heap[0];
     }
@@ -46,7 +66,7 @@ final class MemberHeap {
         siftUp(size++);
     }
 
-    /** @return the least loaded member, taken out */
+    /** @return the first member, taken out */
     int poll() {
         int first = heap[0];
         removeAt(0);
@@ -56,6 +76,13 @@ final class MemberHeap {
     /** Takes out a member that is in this heap. */
     void remove(int member) {
         removeAt(position[member]);
+    }
+
+    /** Restores the order after the load of a member in this heap changed: O(log n), in place of a removal and an add. */
+    void update(int member) {
+        int i = position[member];
+        siftUp(i);
+        siftDown(position[member]);
     }
 
     private void removeAt(int i) {
@@ -106,6 +133,9 @@ final class MemberHeap {
     }
 
     private boolean before(int a, int b) {
+        if (heaviestFirst) {
+            return load[a] != load[b] ? load[a] > load[b] : a > b;
+        }
         return load[a] != load[b] ? load[a] < load[b] : a < b;
     }
 }

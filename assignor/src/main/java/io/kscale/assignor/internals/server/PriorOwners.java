@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiConsumer;
+import java.util.function.IntConsumer;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -62,7 +63,7 @@ final class PriorOwners {
      * Reads the targets member by member, as {@code Map.forEach} hands them over (no entry
      * objects, unlike an entry set iterator over an unmodifiable map).
      */
-    private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>> {
+    private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>>, IntConsumer {
         private final SubscribedTopics topics;
         private final TaskUnits units;
         final int[] prior;
@@ -72,6 +73,8 @@ final class PriorOwners {
         final long[] inTargets;
         private final int[] touched;
         private int member;
+        /** The topic whose partitions {@link #accept(int)} is handed. */
+        private int readingTopic;
         private int touchedCount;
         private boolean whole;
 
@@ -113,14 +116,19 @@ final class PriorOwners {
                 return;
             }
             whole &= !partitions.isEmpty();
+            readingTopic = t;
             // A set yields each of its elements once, so counts are of distinct partitions.
-            for (int p : SortedPartitions.numbers(partitions)) {
-                int u = units.unitOf(t, p);
-                if (u < 0) {
-                    whole = false;
-                } else if (count[u]++ == 0) {
-                    touched[touchedCount++] = u;
-                }
+            SortedPartitions.forEachNumber(partitions, this);
+        }
+
+        /** A partition of {@link #readingTopic} in the member's target. */
+        @Override
+        public void accept(int partition) {
+            int u = units.unitOf(readingTopic, partition);
+            if (u < 0) {
+                whole = false;
+            } else if (count[u]++ == 0) {
+                touched[touchedCount++] = u;
             }
         }
     }

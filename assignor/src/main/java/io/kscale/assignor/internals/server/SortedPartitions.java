@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.IntConsumer;
 
 /**
  * An immutable set of partition numbers backed by a sorted {@code int[]}: what a member's
@@ -22,22 +23,24 @@ final class SortedPartitions extends AbstractSet<Integer> {
     }
 
     /**
-     * @return the set's partition numbers, a null as -1: this set's own array (not to be changed)
-     *         or a new one, so that a large target is read without boxing
+     * Hands each of the set's partition numbers to {@code action}, a null as -1, without boxing
+     * this set's numbers or copying another set's: a large target is read once. Reads no more
+     * than the set's size, even from a set that yields more.
      */
-    static int[] numbers(Set<Integer> set) {
+    static void forEachNumber(Set<Integer> set, IntConsumer action) {
         if (set instanceof SortedPartitions) {
-            return ((SortedPartitions) set).partitions;
-        }
-        int[] numbers = new int[set.size()];
-        int i = 0;
-        for (Integer p : set) {
-            if (i == numbers.length) {
-                break; // a set that yields more than its size: read no further
+            for (int p : ((SortedPartitions) set).partitions) {
+                action.accept(p);
             }
-            numbers[i++] = p == null ? -1 : p;
+            return;
         }
-        return i == numbers.length ? numbers : Arrays.copyOf(numbers, i);
+        int left = set.size();
+        for (Integer p : set) {
+            if (left-- == 0) {
+                break;
+            }
+            action.accept(p == null ? -1 : p);
+        }
     }
 
     @Override

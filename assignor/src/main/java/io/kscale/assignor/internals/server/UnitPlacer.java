@@ -1,16 +1,12 @@
 package io.kscale.assignor.internals.server;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Places the units of a group on its members: sticky first, then balanced by partition count,
@@ -160,7 +156,7 @@ final class UnitPlacer {
         }
         Arrays.sort(pending, 0, n);
         int[] classMembers = units.classMembers[c];
-        MemberHeap members = new MemberHeap(load, classMembers.length, heapPosition);
+        MemberHeap members = MemberHeap.lightestFirst(load, classMembers.length, heapPosition);
         for (int m : classMembers) {
             members.add(m);
         }
@@ -172,16 +168,12 @@ final class UnitPlacer {
             if (!byRack.isEmpty() && !racks.isLocal(u, m)) {
                 m = leastLoadedLocal(u, m, byRack);
             }
-            MemberHeap rack = byRack.isEmpty() ? null : byRack.get(racks.rackOf(m));
-            members.remove(m);
-            if (rack != null) {
-                rack.remove(m);
-            }
             owner[u] = m;
             load[m] += units.weight[u];
-            members.add(m);
+            members.update(m);
+            MemberHeap rack = byRack.isEmpty() ? null : byRack.get(racks.rackOf(m));
             if (rack != null) {
-                rack.add(m);
+                rack.update(m);
             }
         }
     }
@@ -195,7 +187,7 @@ final class UnitPlacer {
             }
         }
         Map<String, MemberHeap> byRack = new HashMap<>();
-        sizes.forEach((rack, size) -> byRack.put(rack, new MemberHeap(load, size, rackHeapPosition)));
+        sizes.forEach((rack, size) -> byRack.put(rack, MemberHeap.lightestFirst(load, size, rackHeapPosition)));
         for (int m : classMembers) {
             if (racks.rackOf(m) != null) {
                 byRack.get(racks.rackOf(m)).add(m);
@@ -238,133 +230,73 @@ final class UnitPlacer {
         return load[m] == load[least] && (best < 0 || m < best) ? m : best;
     }
 
-    private Comparator<Integer> byLoad() {
-        return (m1, m2) -> {
-            int order = Long.compare(load[m1], load[m2]);
-            return order != 0 ? order : Integer.compare(m1, m2);
-        };
-    }
-
     /**
-     * Step 3, over all classes at once: the most loaded member that can give a unit to the least
-     * loaded member of one of its classes, with an improving move, gives it (to the class whose
-     * least loaded member is lightest). Taking givers by global load, not class by class, keeps a
-     * member from giving a unit to a newcomer in one class and being refilled from another in the
-     * next (two moves where one does).
+     * Step 3, when every member reads the same topics (one class, or none): the most loaded member
+     * that can give a unit to the least loaded one with an improving move gives it. Givers are
+     * looked at heaviest first (ties to the highest index), takers lightest first (ties to the
+     * lowest), each in a {@link MemberHeap}: per move O(log members), and no boxing.
      */
     private void evenAll(int[][] unitsByClass) {
-        int classes = units.classCount();
-        List<List<Integer>> classesOf = new ArrayList<>();
-        for (int m = 0; m < load.length; m++) {
-            classesOf.add(new ArrayList<>());
+        if (units.classCount() == 0) {
+            return;
         }
-        boolean uneven = false;
-        for (int c = 0; c < classes; c++) {
-            for (int m : units.classMembers[c]) {
-                classesOf.get(m).add(c);
-            }
-            uneven |= units.classMembers[c].length > 1 && spread(units.classMembers[c]) > lightest(unitsByClass[c]);
-        }
-        if (!uneven) {
-            return; // a move needs a unit lighter than its class's spread: none can make a pair better off
+        int[] members = units.classMembers[0];
+        if (members.length < 2 || spread(members) <= lightest(unitsByClass[0])) {
+            return; // a move needs a unit lighter than the spread: none can make a pair better off
         }
         HoldingsByMember holdings = new HoldingsByMember();
-        List<TreeSet<Integer>> byLoadInClass = new ArrayList<>();
-        for (int c = 0; c < classes; c++) {
-            TreeSet<Integer> members = new TreeSet<>(byLoad());
-            for (int m : units.classMembers[c]) {
-                members.add(m);
-            }
-            byLoadInClass.add(members);
-            work.heapOps += units.classMembers[c].length;
-        }
-        TreeSet<Integer> byLoad = new TreeSet<>(byLoad());
-        for (int m = 0; m < load.length; m++) {
-            if (!classesOf.get(m).isEmpty()) {
-                byLoad.add(m);
-                work.heapOps++;
-            }
-        }
+        MemberHeap takers = MemberHeap.lightestFirst(load, members.length, new int[load.length]);
         // The members that may still give. One that cannot give now cannot later unless it takes a
-        // unit: its load only falls, each class's least load only rises (a taker ends below its
-        // giver's old load), so its gaps only shrink, and its units only leave. So it is looked at
-        // once, not again for every move (half the members holding only partitions of a held topic
-        // would be looked at on each of thousands of moves).
-        TreeSet<Integer> givers = new TreeSet<>(byLoad);
-        work.heapOps += givers.size();
+        // unit: its load only falls, the least load only rises (a taker ends below its giver's old
+        // load), so its gap only shrinks, and its units only leave. So it is looked at once, not
+        // again for every move (half the members holding only partitions of a held topic would be
+        // looked at on each of thousands of moves).
+        MemberHeap givers = MemberHeap.heaviestFirst(load, members.length, new int[load.length]);
+        for (int m : members) {
+            takers.add(m);
+            givers.add(m);
+        }
+        work.heapOps += 3L * members.length;
         while (!work.spent()) {
-            int move = -1;
+            int taker = takers.peek();
             int giver = -1;
-            int taker = -1;
-            int moveClass = -1;
-            for (Iterator<Integer> it = givers.descendingIterator(); it.hasNext(); ) {
-                int candidate = it.next();
+            int move = -1;
+            while (!givers.isEmpty()) {
+                int candidate = givers.peek();
                 work.scans++;
-                if (load[candidate] - load[byLoad.first()] < 2) {
-                    break;
+                long gap = load[candidate] - load[taker];
+                if (gap < 2) {
+                    return; // no giver left is two above the lightest: no move improves
                 }
-                for (int c : classesOf.get(candidate)) {
-                    work.heapOps++;
-                    int v = byLoadInClass.get(c).first();
-                    long gap = load[candidate] - load[v];
-                    if (gap < 2 || (taker >= 0 && load[v] >= load[taker])) {
-                        continue;
-                    }
-                    int unit = holdings.of(candidate, c).pick(gap);
-                    if (unit >= 0) {
-                        move = unit;
-                        taker = v;
-                        moveClass = c;
-                    }
-                }
+                work.heapOps++;
+                move = holdings.of(candidate).pick(gap);
                 if (move >= 0) {
                     giver = candidate;
                     break;
                 }
-                it.remove();
+                givers.poll();
                 work.heapOps++;
             }
             if (move < 0) {
                 return;
             }
             long w = units.weight[move];
-            reposition(giver, byLoad, byLoadInClass, classesOf, false);
-            reposition(taker, byLoad, byLoadInClass, classesOf, false);
-            givers.remove(giver);
-            givers.remove(taker);
-            holdings.of(giver, moveClass).remove(move, w, kept[move]);
+            holdings.of(giver).remove(move, w, kept[move]);
             kept[move] = false;
-            holdings.of(taker, moveClass).add(move, w, false);
+            holdings.of(taker).add(move, w, false);
             owner[move] = taker;
             load[giver] -= w;
             load[taker] += w;
-            reposition(giver, byLoad, byLoadInClass, classesOf, true);
-            reposition(taker, byLoad, byLoadInClass, classesOf, true);
-            givers.add(giver);
-            givers.add(taker); // it took a unit: it may give again
-            work.heapOps += 4 + 4L * (1 + classesOf.get(giver).size() + classesOf.get(taker).size()) + 2;
-        }
-    }
-
-    /** Takes a member out of the sorted sets before its load changes ({@code add} false), or puts it back after. */
-    private static void reposition(int member, TreeSet<Integer> byLoad, List<TreeSet<Integer>> byLoadInClass,
-                                   List<List<Integer>> classesOf, boolean add) {
-        if (add) {
-            byLoad.add(member);
-        } else {
-            byLoad.remove(member);
-        }
-        for (int c : classesOf.get(member)) {
-            if (add) {
-                byLoadInClass.get(c).add(member);
+            takers.update(giver);
+            takers.update(taker);
+            givers.update(giver);
+            if (givers.contains(taker)) {
+                givers.update(taker);
             } else {
-                byLoadInClass.get(c).remove(member);
+                givers.add(taker); // it took a unit: it may give again
             }
+            work.heapOps += 18;
         }
-    }
-
-    private long key(int member, int c) {
-        return (long) c * load.length + member;
     }
 
     private long spread(int[] members) {
@@ -387,14 +319,14 @@ final class UnitPlacer {
     }
 
     /**
-     * Each member's {@link Holdings} by class, made when the evening first looks at them: it
-     * looks at few members (those it takes units from or gives units to), and making them all
-     * up front costs as much as a million units boxed. Made from the owners as they were before
-     * the evening, which stay right for a pair (member, class) until a move touches it, and a
-     * move makes both of its pairs first.
+     * Each member's {@link Holdings}, made when the evening first looks at them: it looks at few
+     * members (those it takes units from or gives units to), and making them all up front costs
+     * as much as a million units boxed. Made from the owners as they were before the evening,
+     * which stay right for a member until a move touches it, and a move makes both of its members'
+     * holdings first.
      */
     private final class HoldingsByMember {
-        private final Map<Long, Holdings> made = new HashMap<>();
+        private final Holdings[] made = new Holdings[load.length];
         /** Units by owner before the evening, ascending: those of member m at [start[m], start[m + 1]). */
         private final int[] start = new int[load.length + 1];
         private final int[] byOwner = new int[owner.length];
@@ -412,18 +344,19 @@ final class UnitPlacer {
             }
         }
 
-        Holdings of(int member, int c) {
-            return made.computeIfAbsent(key(member, c), k -> {
+        Holdings of(int member) {
+            if (made[member] == null) {
                 Holdings holdings = new Holdings();
                 work.scans += start[member + 1] - start[member];
                 for (int i = start[member]; i < start[member + 1]; i++) {
                     int u = byOwner[i];
-                    if (units.unitClass[u] == c && !pinned[u]) {
+                    if (!pinned[u]) {
                         holdings.add(u, units.weight[u], kept[u]);
                     }
                 }
-                return holdings;
-            });
+                made[member] = holdings;
+            }
+            return made[member];
         }
     }
 
