@@ -68,7 +68,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code join}: the group's own fresh assignment is every member's target and one more member
  * joins; {@code leave}: the same targets, and one member leaves; {@code grow}: the same targets,
  * and the first topic doubles its partition count (an expansion). Targets are handed over as
- * {@code HashSet<Integer>}s, as the coordinator builds them, not as the assignor's own sets. Setup
+ * {@code HashSet<Integer>}s and every member's subscription as a set of its own, as the
+ * coordinator builds them, not as the assignor's own sets. Setup
  * builds the input once per trial; the measured call only assigns.
  *
  * <p>Run: {@code mvn -B -DskipTests package && java -Xmx8g -cp lab/target/kscale-lab.jar
@@ -212,8 +213,12 @@ public class ServerAssignorBenchmark {
     private static final class Group implements GroupSpec, SubscribedTopicDescriber {
         final Map<String, Map<Uuid, Set<Integer>>> members = new TreeMap<>();
         final Map<Uuid, Integer> partitions = new HashMap<>();
-        /** By member: the topics it reads, if not every topic. */
+        /**
+         * By member: the topics it reads, a set of its own per member, as the coordinator hands
+         * them over (made on first use: every topic, unless {@link #subscribeQuarters} set them).
+         */
         private final Map<String, Set<Uuid>> subscriptions = new HashMap<>();
+        private boolean heterogeneous;
         private Map<Uuid, Map<Integer, String>> owners;
         /** Racks of the members (member i in rack i % racks) and of the partitions (2 each); 0: none. */
         private final int racks;
@@ -229,6 +234,7 @@ public class ServerAssignorBenchmark {
          * every topic is assigned, also after one member leaves.
          */
         void subscribeQuarters(int members) {
+            heterogeneous = true;
             SplittableRandom random = new SplittableRandom(MIXED_SEED);
             List<Uuid> topics = new ArrayList<>(new TreeSet<>(partitions.keySet()));
             for (int m = 0; m < members; m++) {
@@ -250,7 +256,7 @@ public class ServerAssignorBenchmark {
 
         @Override
         public SubscriptionType subscriptionType() {
-            return subscriptions.isEmpty() ? SubscriptionType.HOMOGENEOUS : SubscriptionType.HETEROGENEOUS;
+            return heterogeneous ? SubscriptionType.HETEROGENEOUS : SubscriptionType.HOMOGENEOUS;
         }
 
         @Override
@@ -272,7 +278,8 @@ public class ServerAssignorBenchmark {
 
         @Override
         public MemberSubscription memberSubscription(String memberId) {
-            Set<Uuid> topics = subscriptions.getOrDefault(memberId, partitions.keySet());
+            Set<Uuid> topics = subscriptions.computeIfAbsent(memberId,
+                    id -> Collections.unmodifiableSet(new HashSet<>(partitions.keySet())));
             Optional<String> rack = racks == 0 ? Optional.empty()
                     : memberRacks.computeIfAbsent(memberId, id -> Optional.of("rack-" + Integer.parseInt(id.substring(1)) % racks));
             return new MemberSubscription() {

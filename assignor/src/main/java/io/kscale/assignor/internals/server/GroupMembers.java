@@ -13,6 +13,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 
 /**
  * The members of one {@code assign()} call, by index in member id order (so that ties break the
@@ -26,6 +27,12 @@ final class GroupMembers {
     /** By member: its rack, or null if it has none. */
     final String[] racks;
     final boolean anyRack;
+    /**
+     * Whether the coordinator says every member reads the same topics
+     * ({@link SubscriptionType#HOMOGENEOUS}): {@link SubscribedTopics} then compares a member's
+     * subscription with the first one by size only, not topic by topic.
+     */
+    final boolean homogeneous;
     /** By member: its current target, read once (a spec may look it up in a map on every call). */
     private final Map<Uuid, Set<Integer>>[] targets;
 
@@ -58,6 +65,7 @@ final class GroupMembers {
             targets[m] = partitions == null ? Map.of() : partitions;
         }
         this.anyRack = rack;
+        this.homogeneous = spec.subscriptionType() == SubscriptionType.HOMOGENEOUS;
     }
 
     int count() {

@@ -156,12 +156,15 @@ final class UnitPlacer {
         }
         Arrays.sort(pending, 0, n);
         int[] classMembers = units.classMembers[c];
+        work.heapOps += 2L * classMembers.length + 4L * n;
+        if (!racks.enabled() && placeByLevels(classMembers, pending, n)) {
+            return;
+        }
         MemberHeap members = MemberHeap.lightestFirst(load, classMembers.length, heapPosition);
         for (int m : classMembers) {
             members.add(m);
         }
         Map<String, MemberHeap> byRack = racks.enabled() ? rackHeaps(classMembers) : Map.of();
-        work.heapOps += 2L * classMembers.length + 4L * n;
         for (int i = 0; i < n; i++) {
             int u = (int) pending[i];
             int m = members.peek();
@@ -176,6 +179,79 @@ final class UnitPlacer {
                 rack.update(m);
             }
         }
+    }
+
+    /**
+     * The placement of {@link #placeUnowned} without a heap, where it is a sequence of levels:
+     * units of one weight w on members whose loads differ by multiples of w. The heap hands units,
+     * in order, to the members by (load, index), each coming back w heavier; so at level
+     * {@code v} (the least load, then v + w, ...) every member whose load is {@code v}, in index
+     * order, takes the next unit. The members at a level are those that were at the previous one
+     * and those whose load starts there, merged by index. Each level but the last places a unit per
+     * member it visits, so this costs O(units + members log members), not O(units x log members):
+     * most of a fresh group's time on the heap. The same owners as the heap, unit for unit.
+     *
+     * @param pending the units to place, sorted heaviest first, then by index ({@code n} of them)
+     * @return false, having placed nothing, if the units or loads are not such levels
+     */
+    private boolean placeByLevels(int[] classMembers, long[] pending, int n) {
+        long w = units.weight[(int) pending[0]];
+        if (w <= 0 || w != units.weight[(int) pending[n - 1]]) {
+            return false; // sorted by weight: the first and last differ if any two do
+        }
+        long residue = Math.floorMod(load[classMembers[0]], w);
+        long[] byLoad = new long[classMembers.length];
+        for (int i = 0; i < classMembers.length; i++) {
+            int m = classMembers[i];
+            if (load[m] < 0 || load[m] > Integer.MAX_VALUE || Math.floorMod(load[m], w) != residue) {
+                return false;
+            }
+            byLoad[i] = load[m] << 32 | m;
+        }
+        Arrays.sort(byLoad);
+        int[] level = new int[classMembers.length];
+        int[] merged = new int[classMembers.length];
+        int atLevel = 0;
+        int started = 0;
+        long value = byLoad[0] >>> 32;
+        for (int placed = 0; placed < n; value += w) {
+            int from = started;
+            while (started < byLoad.length && byLoad[started] >>> 32 == value) {
+                started++;
+            }
+            if (started > from) {
+                atLevel = mergeByIndex(level, atLevel, byLoad, from, started, merged);
+                int[] swap = level;
+                level = merged;
+                merged = swap;
+            }
+            for (int i = 0; i < atLevel && placed < n; i++) {
+                int m = level[i];
+                owner[(int) pending[placed++]] = m;
+                load[m] += w;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Merges the members {@code level[0, count)} (ascending) with those packed in the low halves of
+     * {@code byLoad[from, to)} (ascending) into {@code into}, ascending.
+     *
+     * @return the number of members merged
+     */
+    private static int mergeByIndex(int[] level, int count, long[] byLoad, int from, int to, int[] into) {
+        int a = 0;
+        int b = from;
+        int n = 0;
+        while (a < count || b < to) {
+            if (b == to || (a < count && level[a] < (int) byLoad[b])) {
+                into[n++] = level[a++];
+            } else {
+                into[n++] = (int) byLoad[b++];
+            }
+        }
+        return n;
     }
 
     /** @return the class's members that have a rack, a heap per rack (they share one position array) */

@@ -7,11 +7,16 @@ import static io.kscale.assignor.internals.server.ServerChecks.owners;
 import static io.kscale.assignor.internals.server.ServerChecks.taskOwners;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.junit.jupiter.api.Test;
 
 class ServerAssignmentBuilderTest {
@@ -69,6 +74,61 @@ class ServerAssignmentBuilderTest {
         assertThat(taskOwners(group, quadrupled, ORDERS, 4)).isEqualTo(afterLeave);
         assertThat(moved(group, quadrupled)).isZero();
         assertThat(store.taskCountOf(ORDERS)).isEqualTo(4);
+    }
+
+    @Test
+    void shouldReadSubscriptionsTopicByTopicWhenAHomogeneousGroupsSizesDiffer() {
+        // The coordinator's word that every member reads the same topics spares comparing them
+        // topic by topic, but only for sets of the same size: m1 reads more than m0, so m0 must
+        // get nothing of PAYMENTS even though the spec says the subscriptions are homogeneous.
+        TestGroup group = new TestGroup().topic(ORDERS, 4).topic(PAYMENTS, 4)
+                .member("m0", ORDERS).member("m1", ORDERS, PAYMENTS);
+        GroupSpec claimed = new HomogeneousClaim(group.spec());
+        GroupAssignment assignment = new ServerAssignmentBuilder(claimed, group.describer(), new InMemoryTaskCountStore(),
+                new TaskCountLog(), metrics).build();
+
+        assertThat(assignment.members().get("m0").partitions()).doesNotContainKey(PAYMENTS);
+        assertThat(assignment.members().get("m1").partitions().get(PAYMENTS)).containsExactlyInAnyOrder(0, 1, 2, 3);
+        assertThat(metrics.assignmentFallbacksTotal()).isZero();
+    }
+
+    /** A spec that says every member reads the same topics, whatever they read. */
+    private static final class HomogeneousClaim implements GroupSpec {
+        private final GroupSpec spec;
+
+        HomogeneousClaim(GroupSpec spec) {
+            this.spec = spec;
+        }
+
+        @Override
+        public Collection<String> memberIds() {
+            return spec.memberIds();
+        }
+
+        @Override
+        public SubscriptionType subscriptionType() {
+            return SubscriptionType.HOMOGENEOUS;
+        }
+
+        @Override
+        public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
+            return spec.isPartitionAssigned(topicId, partitionId);
+        }
+
+        @Override
+        public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
+            return spec.isPartitionAssignable(topicId, partitionId);
+        }
+
+        @Override
+        public MemberSubscription memberSubscription(String memberId) {
+            return spec.memberSubscription(memberId);
+        }
+
+        @Override
+        public MemberAssignment memberAssignment(String memberId) {
+            return spec.memberAssignment(memberId);
+        }
     }
 
     @Test
