@@ -1,0 +1,107 @@
+package io.kscale.assignor.internals.server;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+
+/**
+ * Where one broker-side assignment spends its time, step by step (a measurement, not a test: it
+ * asserts nothing). 100 topics of different partition counts (10,000 partitions, one unit each),
+ * read by 2,000 members, each with a subscription set of its own and a target of boxed
+ * {@code HashSet<Integer>}s, as the coordinator hands them over; one member leaves. Prints the mean
+ * wall time of each step over 2,000 calls after 1,000 warm-ups, and of a pass that only iterates
+ * the targets (the floor of reading them).
+ *
+ * <p>Run: {@code mvn -B -q -pl assignor test-compile dependency:build-classpath
+ * -Dmdep.outputFile=/tmp/cp.txt} and then {@code java -cp
+ * assignor/target/test-classes:assignor/target/classes:$(cat /tmp/cp.txt)
+ * io.kscale.assignor.internals.server.AssignStepTimes}.
+ */
+public final class AssignStepTimes {
+
+    private static final int TOPICS = 100;
+    private static final int MEMBERS = 2_000;
+    private static final int WARMUPS = 1_000;
+    private static final int CALLS = 2_000;
+
+    private AssignStepTimes() {
+    }
+
+    public static void main(String[] args) {
+        TestGroup group = new TestGroup();
+        List<Uuid> topics = new ArrayList<>();
+        for (int t = 0; t < TOPICS; t++) {
+            Uuid id = new Uuid(1, t);
+            topics.add(id);
+            int k = t / 2;
+            group.topic(id, t % 2 == 0 ? TOPICS + k + 1 : TOPICS - k - 1); // as distinct-topics in the JMH
+        }
+        for (int m = 0; m < MEMBERS; m++) {
+            group.member(String.format("m%04d", m), topics); // a set of its own per member
+        }
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        GroupAssignment fresh = build(group.spec(), group.describer(), store);
+        for (String member : new ArrayList<>(group.members())) {
+            Map<Uuid, Set<Integer>> boxed = new HashMap<>();
+            fresh.members().get(member).partitions().forEach((t, ps) -> boxed.put(t, new HashSet<>(ps)));
+            group.target(member, Collections.unmodifiableMap(boxed));
+        }
+        group.leave(String.format("m%04d", MEMBERS / 2));
+        GroupSpec spec = group.spec();
+        SubscribedTopicDescriber describer = group.describer();
+
+        String[] steps = {"members", "topics", "units", "prior owners", "placement", "whole build()", "iterate targets"};
+        long[] nanos = new long[steps.length];
+        long sink = 0;
+        for (int call = 0; call < WARMUPS + CALLS; call++) {
+            long[] at = new long[steps.length + 1];
+            at[0] = System.nanoTime();
+            GroupMembers members = new GroupMembers(spec);
+            at[1] = System.nanoTime();
+            SubscribedTopics subscribed = SubscribedTopics.resolve(members, describer, store, new TaskCountLog());
+            at[2] = System.nanoTime();
+            TaskUnits units = TaskUnits.of(subscribed);
+            at[3] = System.nanoTime();
+            PriorOwners prior = PriorOwners.of(members, subscribed, units);
+            at[4] = System.nanoTime();
+            RackLocality racks = new RackLocality(members, subscribed, units, describer);
+            int[] owner = UnitPlacer.place(units, new long[members.count()], prior.prior, prior.pinned, racks,
+                    AssignmentWork.forGroup(units, members.count()));
+            at[5] = System.nanoTime();
+            sink += build(spec, describer, store).members().size() + owner.length;
+            at[6] = System.nanoTime();
+            for (int m = 0; m < members.count(); m++) {
+                for (Map.Entry<Uuid, Set<Integer>> target : members.currentTarget(m).entrySet()) {
+                    sink += subscribed.indexOf(target.getKey());
+                    for (Integer p : target.getValue()) {
+                        sink += p;
+                    }
+                }
+            }
+            at[7] = System.nanoTime();
+            if (call >= WARMUPS) {
+                for (int s = 0; s < steps.length; s++) {
+                    nanos[s] += at[s + 1] - at[s];
+                }
+            }
+        }
+        for (int s = 0; s < steps.length; s++) {
+            System.out.printf(Locale.ROOT, "%-16s %8.3f ms%n", steps[s], nanos[s] / (double) CALLS / 1e6);
+        }
+        System.out.println(sink == 42 ? "" : "(done)");
+    }
+
+    private static GroupAssignment build(GroupSpec spec, SubscribedTopicDescriber describer, TaskCountStore store) {
+        return new ServerAssignmentBuilder(spec, describer, store, new TaskCountLog(), new ServerAssignorMetrics(() -> 0))
+                .build();
+    }
+}
