@@ -196,7 +196,7 @@ final class UnitPlacer {
      */
     private boolean placeByLevels(int[] classMembers, long[] pending, int n) {
         long w = units.weight[(int) pending[0]];
-        if (w <= 0 || w != units.weight[(int) pending[n - 1]]) {
+        if (classMembers.length == 0 || w <= 0 || w != units.weight[(int) pending[n - 1]]) {
             return false; // sorted by weight: the first and last differ if any two do
         }
         long residue = Math.floorMod(load[classMembers[0]], w);
