@@ -9,8 +9,8 @@ package io.kscale.assignor.internals.server;
  * heap, {@link #update} must be called for it before any other call.
  *
  * <p>Each member's place in the heap is kept in a {@code position} array indexed by member, so
- * that any member can be taken out in O(log n), not only the least loaded. Heaps whose members
- * are disjoint (one per rack) may share one position array.
+ * that any member's load can change ({@link #update}) in O(log n), not only the first's. Heaps
+ * whose members are disjoint (one per rack) may share one position array.
  */
 final class MemberHeap {
 
@@ -71,11 +71,6 @@ final class MemberHeap {
         int first = heap[0];
         removeAt(0);
         return first;
-    }
-
-    /** Takes out a member that is in this heap. */
-    void remove(int member) {
-        removeAt(position[member]);
     }
 
     /** Restores the order after the load of a member in this heap changed: O(log n), in place of a removal and an add. */

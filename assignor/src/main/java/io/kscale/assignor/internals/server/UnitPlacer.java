@@ -371,7 +371,7 @@ final class UnitPlacer {
             } else {
                 givers.add(taker); // it took a unit: it may give again
             }
-            work.heapOps += 18;
+            work.heapOps += 4 + 4L * (1 + 1 + 1) + 2; // per move, as the budget is sized: the giver and the taker, one class each
         }
     }
 
