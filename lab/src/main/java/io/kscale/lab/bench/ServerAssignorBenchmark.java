@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -211,7 +210,8 @@ public class ServerAssignorBenchmark {
 
     /** The group as the coordinator describes it: members with targets, and topics. */
     private static final class Group implements GroupSpec, SubscribedTopicDescriber {
-        final Map<String, Map<Uuid, Set<Integer>>> members = new TreeMap<>();
+        /** By member id, its target; a hash map, as the coordinator keeps members (no order of ids). */
+        final Map<String, Map<Uuid, Set<Integer>>> members = new HashMap<>();
         final Map<Uuid, Integer> partitions = new HashMap<>();
         /**
          * By member: the topics it reads, a set of its own per member, as the coordinator hands

@@ -33,19 +33,31 @@ import org.apache.kafka.common.Uuid;
  */
 final class PriorOwners {
 
-    /** By unit: its prior owner, or -1. */
+    /** By unit: its prior owner, or -1 (also, when targets are read on demand, for a unit not read yet). */
     final int[] prior;
     /** By unit: whether it must stay with its prior owner this time (see the class comment). */
     final boolean[] pinned;
     /** By member: how many units its target holds, all entire, or -1 if its target is not whole units. */
     private final int[] wholeUnits;
+    /** The targets by size, whose members are read on demand ({@link #readTarget}); null if all were read up front. */
+    final TrustedTargets bySize;
+    /** With {@link #bySize}: by member, whether its target has been read. */
+    private final boolean[] read;
+    private final GroupMembers members;
+    private final TargetReader reader;
 
-    private PriorOwners(int[] prior, boolean[] pinned, int[] wholeUnits) {
+    private PriorOwners(int[] prior, boolean[] pinned, int[] wholeUnits, TrustedTargets bySize, GroupMembers members,
+                        TargetReader reader) {
         this.prior = prior;
         this.pinned = pinned;
         this.wholeUnits = wholeUnits;
+        this.bySize = bySize;
+        this.read = bySize == null ? null : new boolean[wholeUnits.length];
+        this.members = members;
+        this.reader = reader;
     }
 
+    /** @return the prior owners from every member's target, read now */
     static PriorOwners of(GroupMembers members, SubscribedTopics topics, TaskUnits units) {
         TargetReader reader = new TargetReader(topics, units);
         int[] wholeUnits = new int[members.count()];
@@ -56,7 +68,32 @@ final class PriorOwners {
         for (int u = 0; u < pinned.length; u++) {
             pinned[u] = reader.prior[u] >= 0 && reader.inTargets[u] < units.weight[u];
         }
-        return new PriorOwners(reader.prior, pinned, wholeUnits);
+        return new PriorOwners(reader.prior, pinned, wholeUnits, null, members, reader);
+    }
+
+    /**
+     * @return the prior owners of targets taken by size: no member's target read yet, each read by
+     *         {@link #readTarget} when placement needs it; no unit is pinned (every unit is one partition)
+     */
+    static PriorOwners onDemand(GroupMembers members, SubscribedTopics topics, TaskUnits units, TrustedTargets bySize) {
+        TargetReader reader = new TargetReader(topics, units);
+        return new PriorOwners(reader.prior, new boolean[units.count()], new int[members.count()], bySize, members,
+                reader);
+    }
+
+    /**
+     * Reads a member's target now, if it was not read yet: its units get the member as their prior
+     * owner. Only with {@link #bySize}.
+     *
+     * @return the units of its target, ascending; empty if it was read before
+     */
+    int[] readTarget(int member) {
+        if (read[member]) {
+            return new int[0];
+        }
+        read[member] = true;
+        wholeUnits[member] = reader.read(member, members.currentTarget(member));
+        return reader.lastRead();
     }
 
     /**
@@ -108,6 +145,13 @@ final class PriorOwners {
             return whole ? touchedCount : -1;
         }
 
+        /** @return the units of the target {@link #read} last, ascending */
+        int[] lastRead() {
+            int[] units = Arrays.copyOf(touched, touchedCount);
+            Arrays.sort(units);
+            return units;
+        }
+
         @Override
         public void accept(Uuid topic, Set<Integer> partitions) {
             int t = topics.indexOf(topic);
@@ -134,7 +178,8 @@ final class PriorOwners {
     }
 
     /**
-     * @param owner by unit: its member after placement
+     * @param owner by unit: its member after placement; {@link UnitPlacer#NOT_READ} for a unit of a
+     *              target not read, which stays where it was
      * @return by member: whether its assignment equals its current target, which is then whole
      *         units: it owns exactly the units its target holds (all of them its prior units,
      *         and as many)
@@ -143,12 +188,16 @@ final class PriorOwners {
         int[] owned = new int[wholeUnits.length];
         boolean[] gained = new boolean[wholeUnits.length];
         for (int u = 0; u < owner.length; u++) {
-            owned[owner[u]]++;
-            gained[owner[u]] |= prior[u] != owner[u];
+            if (owner[u] >= 0) {
+                owned[owner[u]]++;
+                gained[owner[u]] |= prior[u] != owner[u];
+            }
         }
         boolean[] unchanged = new boolean[wholeUnits.length];
         for (int m = 0; m < unchanged.length; m++) {
-            unchanged[m] = wholeUnits[m] >= 0 && !gained[m] && owned[m] == wholeUnits[m];
+            // A target not read holds units that placement left where they were, and it gained none.
+            unchanged[m] = read != null && !read[m]
+                    || wholeUnits[m] >= 0 && !gained[m] && owned[m] == wholeUnits[m];
         }
         return unchanged;
     }

@@ -113,10 +113,12 @@ public final class ServerAssignmentBuilder {
             }
         }
         TaskUnits units = TaskUnits.of(topics);
-        PriorOwners prior = PriorOwners.of(members, topics, units);
         RackLocality racks = new RackLocality(members, topics, units, describer);
+        TrustedTargets bySize = TrustedTargets.of(members, topics, units, racks.enabled(), spec::isPartitionAssigned);
+        PriorOwners prior = bySize != null ? PriorOwners.onDemand(members, topics, units, bySize)
+                : PriorOwners.of(members, topics, units);
         work = AssignmentWork.forGroup(units, members.count());
-        int[] owner = UnitPlacer.place(units, baseLoad, prior.prior, prior.pinned, racks, work);
+        int[] owner = UnitPlacer.place(units, baseLoad, prior, racks, work);
         return assemble(members, topics, units, owner, held, prior.unchanged(owner));
     }
 
@@ -133,9 +135,12 @@ public final class ServerAssignmentBuilder {
     private static GroupAssignment assemble(GroupMembers members, SubscribedTopics topics, TaskUnits units, int[] owner,
                                             Map<Uuid, int[]>[] held, boolean[] unchanged) {
         // The units of each member, ascending: a counting sort of units by owner.
+        // A unit of a target not read ({@link UnitPlacer#NOT_READ}) is in that member's target, handed back unchanged.
         int[] start = new int[members.count() + 1];
         for (int m : owner) {
-            start[m + 1]++;
+            if (m >= 0) {
+                start[m + 1]++;
+            }
         }
         for (int m = 0; m < members.count(); m++) {
             start[m + 1] += start[m];
@@ -143,7 +148,9 @@ public final class ServerAssignmentBuilder {
         int[] byMember = new int[owner.length];
         int[] next = Arrays.copyOf(start, members.count());
         for (int u = 0; u < owner.length; u++) {
-            byMember[next[owner[u]]++] = u;
+            if (owner[u] >= 0) {
+                byMember[next[owner[u]]++] = u;
+            }
         }
         Map<String, MemberAssignment> result = new HashMap<>(capacity(members.count()));
         for (int m = 0; m < members.count(); m++) {

@@ -52,8 +52,17 @@ import java.util.TreeMap;
  */
 final class UnitPlacer {
 
+    /** An owner: the unit is in no member's target and not placed yet. */
+    static final int UNOWNED = -1;
+    /**
+     * An owner: the unit stays in the target of a member not read yet (targets read by size,
+     * {@link TrustedTargets}); reading that member's target replaces it with the member.
+     */
+    static final int NOT_READ = -2;
+
     private final TaskUnits units;
     private final RackLocality racks;
+    private final PriorOwners priorOwners;
     private final int[] prior;
     /** By unit: stays with its prior owner, whatever the balance ({@link PriorOwners#pinned}). */
     private final boolean[] pinned;
@@ -66,31 +75,35 @@ final class UnitPlacer {
     private final int[] heapPosition;
     private final int[] rackHeapPosition;
 
-    private UnitPlacer(TaskUnits units, long[] baseLoad, int[] prior, boolean[] pinned, RackLocality racks,
+    private UnitPlacer(TaskUnits units, long[] baseLoad, PriorOwners priorOwners, RackLocality racks,
                        AssignmentWork work) {
         this.units = units;
-        this.pinned = pinned;
+        this.priorOwners = priorOwners;
+        this.pinned = priorOwners.pinned;
         this.work = work;
         this.racks = racks;
-        this.prior = prior;
+        this.prior = priorOwners.prior;
         this.load = baseLoad.clone();
         this.owner = new int[units.count()];
         this.kept = new boolean[units.count()];
         this.heapPosition = new int[baseLoad.length];
         this.rackHeapPosition = racks.enabled() ? new int[baseLoad.length] : heapPosition;
-        Arrays.fill(owner, -1);
+        Arrays.fill(owner, UNOWNED);
     }
 
     /**
-     * @param baseLoad by member: partitions it holds outside these units (of held topics)
-     * @param prior    by unit: the member to keep it on, or -1; must be a member of the unit's class
-     * @param pinned   by unit: whether it stays with its prior owner whatever the balance
-     * @param work     counts the work done, and bounds it
-     * @return by unit: its member
+     * @param baseLoad    by member: partitions it holds outside these units (of held topics)
+     * @param priorOwners by unit: the member to keep it on ({@link PriorOwners#prior}, a member of
+     *                    the unit's class, or -1), and whether it stays there whatever the balance
+     *                    ({@link PriorOwners#pinned}); or, for targets read by size
+     *                    ({@link PriorOwners#bySize}), the units in some target, each member's
+     *                    read when the evening looks at it or it gains a unit
+     * @param work        counts the work done, and bounds it
+     * @return by unit: its member, or {@link #NOT_READ} for a unit that stays in a target not read
      */
-    static int[] place(TaskUnits units, long[] baseLoad, int[] prior, boolean[] pinned, RackLocality racks,
+    static int[] place(TaskUnits units, long[] baseLoad, PriorOwners priorOwners, RackLocality racks,
                        AssignmentWork work) {
-        UnitPlacer placer = new UnitPlacer(units, baseLoad, prior, pinned, racks, work);
+        UnitPlacer placer = new UnitPlacer(units, baseLoad, priorOwners, racks, work);
         placer.keepPriorOwners();
         int[][] unitsByClass = placer.unitsByClass();
         Integer[] order = placer.classesMostConstrainedFirst();
@@ -98,15 +111,29 @@ final class UnitPlacer {
             placer.placeUnowned(c, unitsByClass[c]);
         }
         if (units.classCount() > 1) {
-            SpreadNarrower.evenFree(units, placer.load, placer.owner, prior, pinned, work);
-            SpreadNarrower.narrow(units, placer.load, placer.owner, prior, pinned, work);
+            SpreadNarrower.evenFree(units, placer.load, placer.owner, placer.prior, placer.pinned, work);
+            SpreadNarrower.narrow(units, placer.load, placer.owner, placer.prior, placer.pinned, work);
         } else {
             placer.evenAll(unitsByClass);
         }
+        placer.readGainers();
         return placer.owner;
     }
 
     private void keepPriorOwners() {
+        TrustedTargets bySize = priorOwners.bySize;
+        if (bySize != null) {
+            for (int u = 0; u < owner.length; u++) {
+                if (bySize.inSomeTarget[u]) {
+                    owner[u] = NOT_READ;
+                    kept[u] = true;
+                }
+            }
+            for (int m = 0; m < load.length; m++) {
+                load[m] += bySize.size[m];
+            }
+            return;
+        }
         for (int u = 0; u < owner.length; u++) {
             if (prior[u] >= 0) {
                 owner[u] = prior[u];
@@ -147,7 +174,7 @@ final class UnitPlacer {
         long[] pending = new long[classUnits.length];
         int n = 0;
         for (int u : classUnits) {
-            if (owner[u] < 0) {
+            if (owner[u] == UNOWNED) {
                 pending[n++] = (Integer.MAX_VALUE - Math.min(units.weight[u], Integer.MAX_VALUE)) << 32 | u;
             }
         }
@@ -375,6 +402,41 @@ final class UnitPlacer {
         }
     }
 
+    /**
+     * With targets read by size: reads the member's target if not yet, making its units' owner
+     * the member (they stay where they were until a move takes them).
+     *
+     * @return the units read now, ascending; empty if none or read before
+     */
+    private int[] readTarget(int member) {
+        if (priorOwners.bySize == null) {
+            return new int[0];
+        }
+        int[] read = priorOwners.readTarget(member);
+        work.scans += read.length;
+        for (int u : read) {
+            if (owner[u] == NOT_READ) {
+                owner[u] = member;
+            }
+        }
+        return read;
+    }
+
+    /**
+     * With targets read by size: reads the target of every member that gained a unit, so that its
+     * assignment is built from all its units; every member not read keeps its target as it is.
+     */
+    private void readGainers() {
+        if (priorOwners.bySize == null) {
+            return;
+        }
+        for (int u = 0; u < owner.length; u++) {
+            if (owner[u] >= 0 && prior[u] != owner[u]) {
+                readTarget(owner[u]);
+            }
+        }
+    }
+
     private long spread(int[] members) {
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
@@ -409,23 +471,35 @@ final class UnitPlacer {
 
         HoldingsByMember() {
             for (int m : owner) {
-                start[m + 1]++;
+                if (m >= 0) {
+                    start[m + 1]++;
+                }
             }
             for (int m = 0; m < load.length; m++) {
                 start[m + 1] += start[m];
             }
             int[] next = Arrays.copyOf(start, load.length);
             for (int u = 0; u < owner.length; u++) {
-                byOwner[next[owner[u]]++] = u;
+                if (owner[u] >= 0) {
+                    byOwner[next[owner[u]]++] = u;
+                }
             }
         }
 
         Holdings of(int member) {
             if (made[member] == null) {
+                int[] mine = Arrays.copyOfRange(byOwner, start[member], start[member + 1]);
+                int[] read = readTarget(member);
+                if (read.length > 0) {
+                    // The units of its target and those placed on it in step 2, ascending as a full read has them.
+                    int placed = mine.length;
+                    mine = Arrays.copyOf(mine, placed + read.length);
+                    System.arraycopy(read, 0, mine, placed, read.length);
+                    Arrays.sort(mine);
+                }
                 Holdings holdings = new Holdings();
-                work.scans += start[member + 1] - start[member];
-                for (int i = start[member]; i < start[member + 1]; i++) {
-                    int u = byOwner[i];
+                work.scans += mine.length;
+                for (int u : mine) {
                     if (!pinned[u]) {
                         holdings.add(u, units.weight[u], kept[u]);
                     }

@@ -74,7 +74,7 @@ public final class AssignStepTimes {
             PriorOwners prior = PriorOwners.of(members, subscribed, units);
             at[4] = System.nanoTime();
             RackLocality racks = new RackLocality(members, subscribed, units, describer);
-            int[] owner = UnitPlacer.place(units, new long[members.count()], prior.prior, prior.pinned, racks,
+            int[] owner = UnitPlacer.place(units, new long[members.count()], prior, racks,
                     AssignmentWork.forGroup(units, members.count()));
             at[5] = System.nanoTime();
             sink += build(spec, describer, store).members().size() + owner.length;

@@ -1,0 +1,134 @@
+package io.kscale.assignor.internals.server;
+
+import java.util.Set;
+import java.util.function.BiConsumer;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * The members' current targets read by their sizes, without reading their partitions: what the
+ * coordinator's {@code isPartitionAssigned} and each set's size tell, where that is all
+ * placement needs. Reading every partition of every boxed target costs more than all of
+ * {@code uniform}'s call on a member change, and most members keep their target unchanged.
+ *
+ * <p>Taken only where a cheap check shows the targets are what a full read would find usable,
+ * given one fact of the coordinator: {@code isPartitionAssigned} is derived from the same targets
+ * (the coordinator keeps an index of them). The conditions:
+ * <ul>
+ *   <li>every unit is one partition (each task group is one topic, none expanded beyond its T),
+ *       so any target is whole units, and no unit is partly in a target (none is pinned);</li>
+ *   <li>one eligibility class, no racks, no held topic: placement never needs a unit's owner
+ *       before the evening looks at that owner;</li>
+ *   <li>every entry of every target names a topic its member reads, with a non-empty set;</li>
+ *   <li>the sizes add up to the number of existing partitions the coordinator says are
+ *       assigned: with an entry per member and topic, a partition named twice, one that does not
+ *       exist, or a null would make the sizes add up to more.</li>
+ * </ul>
+ * Otherwise, or where placement would read most targets anyway ({@link #membersToRead}), {@link #of}
+ * returns null and every target is read ({@link PriorOwners#of}). A member's
+ * target is read when the evening first looks at that member, or when it gains a unit; every
+ * other member gets its target back as it is, which is also what a full read would give it.
+ */
+final class TrustedTargets {
+
+    /** By member: the partitions its target holds (of placed topics, each a unit). */
+    final long[] size;
+    /** By unit: whether some member's target holds it. */
+    final boolean[] inSomeTarget;
+
+    private TrustedTargets(long[] size, boolean[] inSomeTarget) {
+        this.size = size;
+        this.inSomeTarget = inSomeTarget;
+    }
+
+    /** Whether the coordinator has a partition in some member's target: {@code GroupSpec::isPartitionAssigned}. */
+    interface AssignedPartitions {
+        boolean isAssigned(Uuid topic, int partition);
+    }
+
+    /** @return the targets by size, or null if they must be read partition by partition (see the class comment) */
+    static TrustedTargets of(GroupMembers members, SubscribedTopics topics, TaskUnits units, boolean racks,
+                             AssignedPartitions assigned) {
+        if (members.count() == 0 || racks || units.classCount() > 1 || topics.anyHeld() || !everyUnitOnePartition(units)) {
+            return null;
+        }
+        SizeReader sizes = new SizeReader(topics);
+        long[] size = new long[members.count()];
+        for (int m = 0; m < members.count(); m++) {
+            sizes.member = m;
+            sizes.total = 0;
+            members.currentTarget(m).forEach(sizes);
+            if (!sizes.usable) {
+                return null;
+            }
+            size[m] = sizes.total;
+        }
+        long sum = 0;
+        for (long s : size) {
+            sum += s;
+        }
+        if (membersToRead(size, units.count(), sum) * 4 > members.count()) {
+            return null;
+        }
+        boolean[] inSomeTarget = new boolean[units.count()];
+        long inTargets = 0;
+        for (int t = 0; t < topics.count(); t++) {
+            for (int p = 0; p < topics.partitions[t]; p++) {
+                if (assigned.isAssigned(topics.ids[t], p)) {
+                    inSomeTarget[units.unitOf(t, p)] = true;
+                    if (++inTargets > sum) {
+                        return null;
+                    }
+                }
+            }
+        }
+        return inTargets == sum ? new TrustedTargets(size, inSomeTarget) : null;
+    }
+
+    /**
+     * @return about how many members' targets placement would read: the giver and the taker of
+     *         each unit that moves to fill the members below the even share or is placed (units
+     *         in no target). Where that is a good part of the group (a member joining 50 members
+     *         takes a unit from each), one pass over every target costs less than asking the
+     *         coordinator about every partition and then reading most targets anyway; both ways
+     *         give the same assignment.
+     */
+    private static long membersToRead(long[] size, int units, long inTargets) {
+        long share = size.length == 0 ? 0 : units / size.length;
+        long below = 0;
+        for (long s : size) {
+            below += Math.max(0, share - s);
+        }
+        return 2 * (below + Math.max(0, units - inTargets));
+    }
+
+    private static boolean everyUnitOnePartition(TaskUnits units) {
+        for (long w : units.weight) {
+            if (w != 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Adds up one member's target by size, and notes an entry that a full read would not use whole. */
+    private static final class SizeReader implements BiConsumer<Uuid, Set<Integer>> {
+        private final SubscribedTopics topics;
+        int member;
+        long total;
+        boolean usable = true;
+
+        SizeReader(SubscribedTopics topics) {
+            this.topics = topics;
+        }
+
+        @Override
+        public void accept(Uuid topic, Set<Integer> partitions) {
+            int t = topics.indexOf(topic);
+            int n = partitions == null ? 0 : partitions.size();
+            if (t < 0 || n <= 0 || !topics.subscribes(member, t)) {
+                usable = false;
+            }
+            total += n;
+        }
+    }
+}

@@ -1,0 +1,250 @@
+package io.kscale.assignor.internals.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.AbstractSet;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Targets read by size ({@link TrustedTargets}): a member placement leaves alone gets its target
+ * back unread, the assignment is the one a full read gives, and targets whose sizes do not add
+ * up are read in full.
+ */
+class TrustedTargetsTest {
+
+    private static final Uuid ORDERS = new Uuid(1, 1);
+    private static final Uuid AUDIT = new Uuid(3, 3);
+    private static final long SEED = 20261204L;
+
+    private final ServerAssignorMetrics metrics = new ServerAssignorMetrics(() -> 0);
+
+    @Test
+    void shouldHandBackTheTargetsOfMembersPlacementLeavesAloneWithoutReadingThem() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 1_000);
+        for (int m = 0; m < 100; m++) {
+            group.member(String.format("m%03d", m), ORDERS);
+        }
+        group.apply(assign(group.spec(), group, store));
+        group.member("m100", ORDERS);
+        Set<String> read = new HashSet<>();
+        GroupSpec spec = specRecordingReads(group, read);
+
+        GroupAssignment joined = assign(spec, group, store);
+
+        // The newcomer takes 9 partitions, one from each of 9 members: those are read, and a few
+        // the evening looks at; the others keep their targets, unread and as they are.
+        assertThat(read).hasSizeLessThanOrEqualTo(20);
+        for (String member : group.members()) {
+            if (!read.contains(member) && !member.equals("m100")) {
+                assertThat(joined.members().get(member).partitions()).as(member).isSameAs(group.target(member));
+            }
+        }
+        assertThat(canonical(joined)).isEqualTo(canonical(assign(new NothingAssigned(group.spec()), group, store)));
+        assertThat(metrics.assignmentFallbacksTotal()).isZero();
+    }
+
+    @Test
+    void shouldReadEveryTargetWhenTheSizesDoNotAddUp() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 100);
+        for (int m = 0; m < 10; m++) {
+            group.member("m" + m, ORDERS);
+        }
+        group.apply(assign(group.spec(), group, store));
+        // m1 names partition 3, which m0 holds, instead of its own 19: as many partitions, one twice.
+        Set<Integer> m1 = new TreeSet<>(group.target("m1").get(ORDERS));
+        Integer own = m1.iterator().next();
+        Integer other = group.target("m0").get(ORDERS).iterator().next();
+        m1.remove(own);
+        m1.add(other);
+        group.target("m1", Map.of(ORDERS, Collections.unmodifiableSet(m1)));
+
+        GroupAssignment assignment = assign(group.spec(), group, store);
+
+        Map<Integer, List<String>> holders = new TreeMap<>();
+        assignment.members().forEach((member, assigned) -> assigned.partitions().getOrDefault(ORDERS, Set.of())
+                .forEach(p -> holders.computeIfAbsent(p, x -> new ArrayList<>()).add(member)));
+        assertThat(holders).hasSize(100);
+        assertThat(holders.values()).allSatisfy(members -> assertThat(members).hasSize(1));
+    }
+
+    /**
+     * Seeded groups of one-partition units (topics not expanded), members joining and leaving:
+     * read by size where the check allows it, the assignment is the one a full read gives (a
+     * spec that says no partition is assigned makes the sizes not add up, so every target is read).
+     */
+    @Test
+    void shouldAssignAsAFullReadDoes() {
+        SplittableRandom random = new SplittableRandom(SEED);
+        int bySize = 0;
+        int rounds = 0;
+        for (int g = 0; g < 150; g++) {
+            InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+            TestGroup group = new TestGroup();
+            List<Uuid> topics = new ArrayList<>();
+            for (int t = 0; t < 1 + random.nextInt(3); t++) {
+                Uuid id = new Uuid(7, t);
+                topics.add(id);
+                group.topic(id, 1 + random.nextInt(30));
+            }
+            int next = 0;
+            // Up to a few partitions a member: where few members' targets are read, the check reads by size.
+            for (int m = 0; m < 1 + random.nextInt(50); m++) {
+                group.member(String.format("m%03d", next++), topics);
+            }
+            for (int round = 0; round < 6; round++) {
+                Set<String> read = new HashSet<>();
+                GroupSpec spec = specRecordingReads(group, read);
+                GroupAssignment assignment = assign(spec, group, store);
+                boolean readBySize = read.size() < group.members().size();
+                GroupAssignment full = assign(new NothingAssigned(group.spec()), group, store);
+                assertThat(canonical(assignment)).as("group %s round %s", g, round).isEqualTo(canonical(full));
+                if (round > 0) { // a fresh group has no target to read
+                    rounds++;
+                    bySize += readBySize ? 1 : 0;
+                }
+                group.apply(assignment);
+                int change = random.nextInt(3);
+                if (change == 0 || group.members().size() < 2) {
+                    group.member(String.format("m%03d", next++), topics);
+                } else if (change == 1) {
+                    List<String> members = new ArrayList<>(group.members());
+                    group.leave(members.get(random.nextInt(members.size())));
+                }
+            }
+        }
+        assertThat(metrics.assignmentFallbacksTotal()).isZero();
+        assertThat(bySize).as("rounds read by size, of %s", rounds).isGreaterThan(rounds / 2);
+    }
+
+    @Test
+    void shouldReadEveryTargetWhenATopicIsExpandedOrMembersReadDifferentTopics() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 4).topic(AUDIT, 6);
+        group.member("m0", ORDERS, AUDIT).member("m1", ORDERS, AUDIT);
+        group.apply(assign(group.spec(), group, store));
+        group.topic(ORDERS, 8); // expanded: a unit is two partitions
+        Set<String> read = new HashSet<>();
+        group.apply(assign(specRecordingReads(group, read), group, store));
+        assertThat(read).containsExactlyInAnyOrder("m0", "m1");
+
+        group.member("m2", AUDIT); // two eligibility classes
+        read.clear();
+        assign(specRecordingReads(group, read), group, store);
+        assertThat(read).containsExactlyInAnyOrder("m0", "m1");
+    }
+
+    /** @return the group's spec, whose targets note into {@code read} the members whose targets are read after this */
+    private static GroupSpec specRecordingReads(TestGroup group, Set<String> read) {
+        for (String member : group.members()) {
+            Map<Uuid, Set<Integer>> recording = new HashMap<>();
+            group.target(member).forEach((t, ps) -> recording.put(t, new ReadRecordingSet(ps, member, read)));
+            group.target(member, Collections.unmodifiableMap(recording));
+        }
+        GroupSpec spec = group.spec();
+        read.clear(); // the test's spec indexes the targets as it is made; the coordinator keeps its index as it goes
+        return spec;
+    }
+
+    private GroupAssignment assign(GroupSpec spec, TestGroup group, TaskCountStore store) {
+        return new ServerAssignmentBuilder(spec, group.describer(), store, new TaskCountLog(), metrics).build();
+    }
+
+    private static Map<String, Map<Uuid, Set<Integer>>> canonical(GroupAssignment assignment) {
+        Map<String, Map<Uuid, Set<Integer>>> canonical = new TreeMap<>();
+        assignment.members().forEach((member, assigned) -> {
+            Map<Uuid, Set<Integer>> byTopic = new TreeMap<>();
+            assigned.partitions().forEach((topic, ps) -> byTopic.put(topic, new TreeSet<>(ps)));
+            canonical.put(member, byTopic);
+        });
+        return canonical;
+    }
+
+    /** A member's target set that notes its member when anything iterates it; its size is free to ask. */
+    private static final class ReadRecordingSet extends AbstractSet<Integer> {
+        private final Set<Integer> partitions;
+        private final String member;
+        private final Set<String> read;
+
+        ReadRecordingSet(Set<Integer> partitions, String member, Set<String> read) {
+            this.partitions = partitions;
+            this.member = member;
+            this.read = read;
+        }
+
+        @Override
+        public Iterator<Integer> iterator() {
+            read.add(member);
+            return partitions.iterator();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            read.add(member);
+            return partitions.contains(o);
+        }
+
+        @Override
+        public int size() {
+            return partitions.size();
+        }
+    }
+
+    /** A spec whose coordinator says no partition is assigned: the sizes never add up, so every target is read. */
+    private static final class NothingAssigned implements GroupSpec {
+        private final GroupSpec spec;
+
+        NothingAssigned(GroupSpec spec) {
+            this.spec = spec;
+        }
+
+        @Override
+        public Collection<String> memberIds() {
+            return spec.memberIds();
+        }
+
+        @Override
+        public SubscriptionType subscriptionType() {
+            return spec.subscriptionType();
+        }
+
+        @Override
+        public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
+            return false;
+        }
+
+        @Override
+        public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
+            return spec.isPartitionAssignable(topicId, partitionId);
+        }
+
+        @Override
+        public MemberSubscription memberSubscription(String memberId) {
+            return spec.memberSubscription(memberId);
+        }
+
+        @Override
+        public MemberAssignment memberAssignment(String memberId) {
+            return spec.memberAssignment(memberId);
+        }
+    }
+}
