@@ -60,6 +60,26 @@ final class MemberHeap {
         return heap[0];
     }
 
+    /**
+     * Adds members to an empty heap in O(n) (bottom-up, Floyd's construction), where n adds would
+     * take O(n log n): a heaviest-first heap filled in index order sifts each member to the top.
+     * The heap's order is total (load, then index), so which member comes first does not depend on
+     * how it was built.
+     */
+    void addAll(int[] members) {
+        if (size != 0) {
+            throw new IllegalStateException("addAll needs an empty heap, it holds " + size);
+        }
+        System.arraycopy(members, 0, heap, 0, members.length);
+        size = members.length;
+        for (int i = 0; i < size; i++) {
+            position[heap[i]] = i;
+        }
+        for (int i = size / 2 - 1; i >= 0; i--) {
+            siftDown(i);
+        }
+    }
+
     void add(int member) {
         heap[size] = member;
         position[member] = size;

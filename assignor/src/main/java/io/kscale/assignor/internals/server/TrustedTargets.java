@@ -66,7 +66,7 @@ final class TrustedTargets {
         for (long s : size) {
             sum += s;
         }
-        if (membersToRead(size, units.count(), sum) * 4 > members.count()) {
+        if (membersToRead(size, units.count(), sum) * 2 > members.count()) {
             return null;
         }
         boolean[] inSomeTarget = new boolean[units.count()];
@@ -85,12 +85,13 @@ final class TrustedTargets {
     }
 
     /**
-     * @return about how many members' targets placement would read: the giver and the taker of
-     *         each unit that moves to fill the members below the even share or is placed (units
-     *         in no target). Where that is a good part of the group (a member joining 50 members
-     *         takes a unit from each), one pass over every target costs less than asking the
-     *         coordinator about every partition and then reading most targets anyway; both ways
-     *         give the same assignment.
+     * @return about how many members' targets placement would read: a giver for each unit that
+     *         moves to fill the members below the even share, and its taker (at most as many), and
+     *         the taker of each unit in no target. Each read costs about its member's share of the
+     *         partitions, so reading half the group or more costs as much as one pass over every
+     *         target, on top of asking the coordinator about every partition: {@link #of} then
+     *         reads every target up front (a member joining 50 members takes a unit from each).
+     *         Both ways give the same assignment.
      */
     private static long membersToRead(long[] size, int units, long inTargets) {
         long share = size.length == 0 ? 0 : units / size.length;
@@ -98,7 +99,7 @@ final class TrustedTargets {
         for (long s : size) {
             below += Math.max(0, share - s);
         }
-        return 2 * (below + Math.max(0, units - inTargets));
+        return 2 * below + Math.max(0, units - inTargets);
     }
 
     private static boolean everyUnitOnePartition(TaskUnits units) {

@@ -188,9 +188,7 @@ final class UnitPlacer {
             return;
         }
         MemberHeap members = MemberHeap.lightestFirst(load, classMembers.length, heapPosition);
-        for (int m : classMembers) {
-            members.add(m);
-        }
+        members.addAll(classMembers);
         Map<String, MemberHeap> byRack = racks.enabled() ? rackHeaps(classMembers) : Map.of();
         for (int i = 0; i < n; i++) {
             int u = (int) pending[i];
@@ -355,10 +353,8 @@ final class UnitPlacer {
         // again for every move (half the members holding only partitions of a held topic would be
         // looked at on each of thousands of moves).
         MemberHeap givers = MemberHeap.heaviestFirst(load, members.length, new int[load.length]);
-        for (int m : members) {
-            takers.add(m);
-            givers.add(m);
-        }
+        takers.addAll(members);
+        givers.addAll(members);
         work.heapOps += 3L * members.length;
         while (!work.spent()) {
             int taker = takers.peek();
