@@ -12,14 +12,15 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 
 /**
  * Where one broker-side assignment spends its time, step by step (a measurement, not a test: it
  * asserts nothing). 100 topics of different partition counts (10,000 partitions, one unit each),
  * read by 2,000 members, each with a subscription set of its own and a target of boxed
  * {@code HashSet<Integer>}s, as the coordinator hands them over; one member leaves. Prints the mean
- * wall time of each step over 2,000 calls after 1,000 warm-ups, and of a pass that only iterates
- * the targets (the floor of reading them).
+ * wall time of each step over 2,000 calls after 1,000 warm-ups, of Kafka's {@code uniform} on
+ * the same input, and of a pass that only iterates the targets (the floor of reading them).
  *
  * <p>Run: {@code mvn -B -q -pl assignor test-compile dependency:build-classpath
  * -Dmdep.outputFile=/tmp/cp.txt} and then {@code java -cp
@@ -59,7 +60,9 @@ public final class AssignStepTimes {
         GroupSpec spec = group.spec();
         SubscribedTopicDescriber describer = group.describer();
 
-        String[] steps = {"members", "topics", "units", "prior owners", "placement", "whole build()", "iterate targets"};
+        String[] steps = {"members", "topics", "units", "targets by size", "prior owners", "placement",
+            "whole build()", "uniform assign()", "iterate targets"};
+        UniformAssignor uniform = new UniformAssignor();
         long[] nanos = new long[steps.length];
         long sink = 0;
         for (int call = 0; call < WARMUPS + CALLS; call++) {
@@ -71,14 +74,19 @@ public final class AssignStepTimes {
             at[2] = System.nanoTime();
             TaskUnits units = TaskUnits.of(subscribed);
             at[3] = System.nanoTime();
-            PriorOwners prior = PriorOwners.of(members, subscribed, units);
-            at[4] = System.nanoTime();
             RackLocality racks = new RackLocality(members, subscribed, units, describer);
+            TrustedTargets bySize = TrustedTargets.of(members, subscribed, units, racks.enabled(), spec::isPartitionAssigned);
+            at[4] = System.nanoTime();
+            PriorOwners prior = bySize != null ? PriorOwners.onDemand(members, subscribed, units, bySize)
+                    : PriorOwners.of(members, subscribed, units);
+            at[5] = System.nanoTime();
             int[] owner = UnitPlacer.place(units, new long[members.count()], prior, racks,
                     AssignmentWork.forGroup(units, members.count()));
-            at[5] = System.nanoTime();
-            sink += build(spec, describer, store).members().size() + owner.length;
             at[6] = System.nanoTime();
+            sink += build(spec, describer, store).members().size() + owner.length;
+            at[7] = System.nanoTime();
+            sink += uniform.assign(spec, describer).members().size();
+            at[8] = System.nanoTime();
             for (int m = 0; m < members.count(); m++) {
                 for (Map.Entry<Uuid, Set<Integer>> target : members.currentTarget(m).entrySet()) {
                     sink += subscribed.indexOf(target.getKey());
@@ -87,7 +95,7 @@ public final class AssignStepTimes {
                     }
                 }
             }
-            at[7] = System.nanoTime();
+            at[9] = System.nanoTime();
             if (call >= WARMUPS) {
                 for (int s = 0; s < steps.length; s++) {
                     nanos[s] += at[s + 1] - at[s];
