@@ -23,10 +23,11 @@ import org.apache.kafka.common.Uuid;
  *       assigned: with an entry per member and topic, a partition named twice, one that does not
  *       exist, or a null would make the sizes add up to more.</li>
  * </ul>
- * Otherwise, or where placement would read most targets anyway ({@link #membersToRead}), {@link #of}
- * returns null and every target is read ({@link PriorOwners#of}). A member's
- * target is read when the evening first looks at that member, or when it gains a unit; every
- * other member gets its target back as it is, which is also what a full read would give it.
+ * Otherwise, or where placement would read half the targets or more anyway
+ * ({@link #membersToRead}), {@link #of} returns null and every target is read
+ * ({@link PriorOwners#of}). A member's target is read when the evening first looks at that
+ * member, or when it gains a unit; every other member gets its target back as it is, which is
+ * also what a full read would give it.
  */
 final class TrustedTargets {
 
