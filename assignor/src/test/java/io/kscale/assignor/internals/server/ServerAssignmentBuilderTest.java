@@ -7,15 +7,12 @@ import static io.kscale.assignor.internals.server.ServerChecks.owners;
 import static io.kscale.assignor.internals.server.ServerChecks.taskOwners;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
-import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
-import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.junit.jupiter.api.Test;
 
@@ -93,41 +90,14 @@ class ServerAssignmentBuilderTest {
     }
 
     /** A spec that says every member reads the same topics, whatever they read. */
-    private static final class HomogeneousClaim implements GroupSpec {
-        private final GroupSpec spec;
-
+    private static final class HomogeneousClaim extends ForwardingGroupSpec {
         HomogeneousClaim(GroupSpec spec) {
-            this.spec = spec;
-        }
-
-        @Override
-        public Collection<String> memberIds() {
-            return spec.memberIds();
+            super(spec);
         }
 
         @Override
         public SubscriptionType subscriptionType() {
             return SubscriptionType.HOMOGENEOUS;
-        }
-
-        @Override
-        public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
-            return spec.isPartitionAssigned(topicId, partitionId);
-        }
-
-        @Override
-        public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
-            return spec.isPartitionAssignable(topicId, partitionId);
-        }
-
-        @Override
-        public MemberSubscription memberSubscription(String memberId) {
-            return spec.memberSubscription(memberId);
-        }
-
-        @Override
-        public MemberAssignment memberAssignment(String memberId) {
-            return spec.memberAssignment(memberId);
         }
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.AbstractSet;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,9 +17,6 @@ import java.util.TreeSet;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
-import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
-import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
-import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -210,41 +206,14 @@ class TrustedTargetsTest {
     }
 
     /** A spec whose coordinator says no partition is assigned: the sizes never add up, so every target is read. */
-    private static final class NothingAssigned implements GroupSpec {
-        private final GroupSpec spec;
-
+    private static final class NothingAssigned extends ForwardingGroupSpec {
         NothingAssigned(GroupSpec spec) {
-            this.spec = spec;
-        }
-
-        @Override
-        public Collection<String> memberIds() {
-            return spec.memberIds();
-        }
-
-        @Override
-        public SubscriptionType subscriptionType() {
-            return spec.subscriptionType();
+            super(spec);
         }
 
         @Override
         public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
             return false;
-        }
-
-        @Override
-        public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
-            return spec.isPartitionAssignable(topicId, partitionId);
-        }
-
-        @Override
-        public MemberSubscription memberSubscription(String memberId) {
-            return spec.memberSubscription(memberId);
-        }
-
-        @Override
-        public MemberAssignment memberAssignment(String memberId) {
-            return spec.memberAssignment(memberId);
         }
     }
 }
