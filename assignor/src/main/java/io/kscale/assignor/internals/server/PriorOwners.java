@@ -33,6 +33,9 @@ import org.apache.kafka.common.Uuid;
  */
 final class PriorOwners {
 
+    /** {@link #readTarget}'s answer for a target read before. */
+    static final int[] NO_UNITS = new int[0];
+
     /** By unit: its prior owner, or -1 (also, when targets are read on demand, for a unit not read yet). */
     final int[] prior;
     /** By unit: whether it must stay with its prior owner this time (see the class comment). */
@@ -89,7 +92,7 @@ final class PriorOwners {
      */
     int[] readTarget(int member) {
         if (read[member]) {
-            return new int[0];
+            return NO_UNITS;
         }
         read[member] = true;
         wholeUnits[member] = reader.read(member, members.currentTarget(member));

@@ -135,7 +135,7 @@ public final class ServerAssignmentBuilder {
     private static GroupAssignment assemble(GroupMembers members, SubscribedTopics topics, TaskUnits units, int[] owner,
                                             Map<Uuid, int[]>[] held, boolean[] unchanged) {
         // The units of each member, ascending: a counting sort of units by owner.
-        // A unit of a target not read ({@link UnitPlacer#NOT_READ}) is in that member's target, handed back unchanged.
+        // A unit of a target not read (UnitPlacer.NOT_READ) is in that member's target, handed back unchanged.
         int[] start = new int[members.count() + 1];
         for (int m : owner) {
             if (m >= 0) {

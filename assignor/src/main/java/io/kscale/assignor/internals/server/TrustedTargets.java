@@ -95,7 +95,7 @@ final class TrustedTargets {
      *         Both ways give the same assignment.
      */
     private static long membersToRead(long[] size, int units, long inTargets) {
-        long share = size.length == 0 ? 0 : units / size.length;
+        long share = units / size.length; // of() returned before for a group without members
         long below = 0;
         for (long s : size) {
             below += Math.max(0, share - s);

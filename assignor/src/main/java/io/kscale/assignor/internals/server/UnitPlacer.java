@@ -406,7 +406,7 @@ final class UnitPlacer {
      */
     private int[] readTarget(int member) {
         if (priorOwners.bySize == null) {
-            return new int[0];
+            return PriorOwners.NO_UNITS;
         }
         int[] read = priorOwners.readTarget(member);
         work.scans += read.length;
@@ -484,18 +484,22 @@ final class UnitPlacer {
 
         Holdings of(int member) {
             if (made[member] == null) {
-                int[] mine = Arrays.copyOfRange(byOwner, start[member], start[member + 1]);
+                int[] mine = byOwner;
+                int from = start[member];
+                int to = start[member + 1];
                 int[] read = readTarget(member);
                 if (read.length > 0) {
                     // The units of its target and those placed on it in step 2, ascending as a full read has them.
-                    int placed = mine.length;
-                    mine = Arrays.copyOf(mine, placed + read.length);
-                    System.arraycopy(read, 0, mine, placed, read.length);
+                    mine = Arrays.copyOf(read, read.length + to - from);
+                    System.arraycopy(byOwner, from, mine, read.length, to - from);
                     Arrays.sort(mine);
+                    from = 0;
+                    to = mine.length;
                 }
                 Holdings holdings = new Holdings();
-                work.scans += mine.length;
-                for (int u : mine) {
+                work.scans += to - from;
+                for (int i = from; i < to; i++) {
+                    int u = mine[i];
                     if (!pinned[u]) {
                         holdings.add(u, units.weight[u], kept[u]);
                     }
