@@ -22,7 +22,9 @@ import java.util.TreeMap;
  *   <li><b>Place the rest</b> (new units, units of members that left), class by class, most
  *       constrained class first, heaviest unit first: on the least loaded member of the unit's
  *       class; among equally loaded members, on one whose rack hosts a replica
- *       ({@link RackLocality}), else the lowest index.</li>
+ *       ({@link RackLocality}), else the lowest index. Without racks, units of one weight go to the
+ *       same members in the same numbers, each member's as a run of consecutive units
+ *       ({@link #placeByLevels}).</li>
  *   <li><b>Even</b>, when every member reads the same topics (one class): while the most loaded
  *       member can give a unit of weight {@code w} to the least loaded one with
  *       {@code load(min) + w < load(max)}, it gives one, first a unit placed in step 2 (moving it
@@ -211,10 +213,17 @@ final class UnitPlacer {
      * units of one weight w on members whose loads differ by multiples of w. The heap hands units,
      * in order, to the members by (load, index), each coming back w heavier; so at level
      * {@code v} (the least load, then v + w, ...) every member whose load is {@code v}, in index
-     * order, takes the next unit. The members at a level are those that were at the previous one
-     * and those whose load starts there, merged by index. Each level but the last places a unit per
+     * order, takes a unit. The members at a level are those that were at the previous one and
+     * those whose load starts there, merged by index. Each level but the last places a unit per
      * member it visits, so this costs O(units + members log members), not O(units x log members):
-     * most of a fresh group's time on the heap. The same owners as the heap, unit for unit.
+     * most of a fresh group's time on the heap.
+     *
+     * <p>Every member ends as loaded as with the heap, but takes its units as one run of the
+     * pending order, members in index order, where the heap deals them out one by one: a fresh
+     * member of a group of 1,000 topics gets a few whole stretches of a topic or two, as
+     * {@code uniform} hands them out, not one partition of each of 500 topics. Its consumer then
+     * fetches from fewer topics, and its target, handed back on the next change, has a few
+     * entries to read instead of hundreds.
      *
      * @param pending the units to place, sorted heaviest first, then by index ({@code n} of them)
      * @return false, having placed nothing, if the units or loads are not such levels
@@ -225,15 +234,17 @@ final class UnitPlacer {
             return false; // sorted by weight: the first and last differ if any two do
         }
         long residue = Math.floorMod(load[classMembers[0]], w);
+        // By (load, position in classMembers): positions ascend as member indexes do.
         long[] byLoad = new long[classMembers.length];
         for (int i = 0; i < classMembers.length; i++) {
             int m = classMembers[i];
             if (load[m] < 0 || load[m] > Integer.MAX_VALUE || Math.floorMod(load[m], w) != residue) {
                 return false;
             }
-            byLoad[i] = load[m] << 32 | m;
+            byLoad[i] = load[m] << 32 | i;
         }
         Arrays.sort(byLoad);
+        int[] takes = new int[classMembers.length];
         int[] level = new int[classMembers.length];
         int[] merged = new int[classMembers.length];
         int atLevel = 0;
@@ -250,17 +261,23 @@ final class UnitPlacer {
                 level = merged;
                 merged = swap;
             }
-            for (int i = 0; i < atLevel && placed < n; i++) {
-                int m = level[i];
-                owner[(int) pending[placed++]] = m;
-                load[m] += w;
+            for (int i = 0; i < atLevel && placed < n; i++, placed++) {
+                takes[level[i]]++;
             }
+        }
+        int next = 0;
+        for (int i = 0; i < classMembers.length; i++) {
+            int m = classMembers[i];
+            for (int k = 0; k < takes[i]; k++) {
+                owner[(int) pending[next++]] = m;
+            }
+            load[m] += takes[i] * w;
         }
         return true;
     }
 
     /**
-     * Merges the members {@code level[0, count)} (ascending) with those packed in the low halves of
+     * Merges the positions {@code level[0, count)} (ascending) with those packed in the low halves of
      * {@code byLoad[from, to)} (ascending) into {@code into}, ascending.
      *
      * @return the number of members merged

@@ -1,5 +1,6 @@
 package io.kscale.assignor.internals.server;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -19,20 +20,25 @@ import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
  * asserts nothing). 100 topics of different partition counts (10,000 partitions, one unit each),
  * read by 2,000 members, each with a subscription set of its own and a target of boxed
  * {@code HashSet<Integer>}s, as the coordinator hands them over; one member leaves. Prints the mean
- * wall time of each step over 2,000 calls after 1,000 warm-ups, of Kafka's {@code uniform} on
+ * wall time and allocation of each step over 2,000 calls after 1,000 warm-ups, of Kafka's {@code uniform} on
  * the same input, and of a pass that only iterates the targets (the floor of reading them).
  *
  * <p>Run: {@code mvn -B -q -pl assignor test-compile dependency:build-classpath
  * -Dmdep.outputFile=/tmp/cp.txt} and then {@code java -cp
  * assignor/target/test-classes:assignor/target/classes:$(cat /tmp/cp.txt)
- * io.kscale.assignor.internals.server.AssignStepTimes}.
+ * io.kscale.assignor.internals.server.AssignStepTimes}. Other sizes with {@code -Dtopics=}
+ * (of about as many partitions each), {@code -Dmembers=}, {@code -Dwarmups=} and {@code -Dcalls=}:
+ * a million partitions with {@code -Dtopics=1000 -Dwarmups=20 -Dcalls=20 -Xmx8g}.
  */
 public final class AssignStepTimes {
 
-    private static final int TOPICS = 100;
-    private static final int MEMBERS = 2_000;
-    private static final int WARMUPS = 1_000;
-    private static final int CALLS = 2_000;
+    private static final int TOPICS = Integer.getInteger("topics", 100);
+    private static final int MEMBERS = Integer.getInteger("members", 2_000);
+    private static final int WARMUPS = Integer.getInteger("warmups", 1_000);
+    private static final int CALLS = Integer.getInteger("calls", 2_000);
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private AssignStepTimes() {
     }
@@ -64,29 +70,31 @@ public final class AssignStepTimes {
             "whole build()", "uniform assign()", "iterate targets"};
         UniformAssignor uniform = new UniformAssignor();
         long[] nanos = new long[steps.length];
+        long[] allocated = new long[steps.length];
         long sink = 0;
         for (int call = 0; call < WARMUPS + CALLS; call++) {
             long[] at = new long[steps.length + 1];
-            at[0] = System.nanoTime();
+            long[] bytes = new long[steps.length + 1];
+            mark(at, bytes, 0);
             GroupMembers members = new GroupMembers(spec);
-            at[1] = System.nanoTime();
+            mark(at, bytes, 1);
             SubscribedTopics subscribed = SubscribedTopics.resolve(members, describer, store, new TaskCountLog());
-            at[2] = System.nanoTime();
+            mark(at, bytes, 2);
             TaskUnits units = TaskUnits.of(subscribed);
-            at[3] = System.nanoTime();
+            mark(at, bytes, 3);
             RackLocality racks = new RackLocality(members, subscribed, units, describer);
             TrustedTargets bySize = TrustedTargets.of(members, subscribed, units, racks.enabled(), spec::isPartitionAssigned);
-            at[4] = System.nanoTime();
+            mark(at, bytes, 4);
             PriorOwners prior = bySize != null ? PriorOwners.onDemand(members, subscribed, units, bySize)
                     : PriorOwners.of(members, subscribed, units);
-            at[5] = System.nanoTime();
+            mark(at, bytes, 5);
             int[] owner = UnitPlacer.place(units, new long[members.count()], prior, racks,
                     AssignmentWork.forGroup(units, members.count()));
-            at[6] = System.nanoTime();
+            mark(at, bytes, 6);
             sink += build(spec, describer, store).members().size() + owner.length;
-            at[7] = System.nanoTime();
+            mark(at, bytes, 7);
             sink += uniform.assign(spec, describer).members().size();
-            at[8] = System.nanoTime();
+            mark(at, bytes, 8);
             for (int m = 0; m < members.count(); m++) {
                 for (Map.Entry<Uuid, Set<Integer>> target : members.currentTarget(m).entrySet()) {
                     sink += subscribed.indexOf(target.getKey());
@@ -95,17 +103,25 @@ public final class AssignStepTimes {
                     }
                 }
             }
-            at[9] = System.nanoTime();
+            mark(at, bytes, 9);
             if (call >= WARMUPS) {
                 for (int s = 0; s < steps.length; s++) {
                     nanos[s] += at[s + 1] - at[s];
+                    allocated[s] += bytes[s + 1] - bytes[s];
                 }
             }
         }
         for (int s = 0; s < steps.length; s++) {
-            System.out.printf(Locale.ROOT, "%-16s %8.3f ms%n", steps[s], nanos[s] / (double) CALLS / 1e6);
+            System.out.printf(Locale.ROOT, "%-16s %8.3f ms %9.3f MB%n", steps[s], nanos[s] / (double) CALLS / 1e6,
+                    allocated[s] / (double) CALLS / 1e6);
         }
         System.out.println(sink == 42 ? "" : "(done)");
+    }
+
+    /** Notes the time and the bytes this thread has allocated at step boundary {@code i}. */
+    private static void mark(long[] at, long[] bytes, int i) {
+        bytes[i] = THREADS.getThreadAllocatedBytes(Thread.currentThread().getId());
+        at[i] = System.nanoTime();
     }
 
     private static GroupAssignment build(GroupSpec spec, SubscribedTopicDescriber describer, TaskCountStore store) {

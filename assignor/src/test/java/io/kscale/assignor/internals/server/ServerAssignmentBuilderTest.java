@@ -7,7 +7,9 @@ import static io.kscale.assignor.internals.server.ServerChecks.owners;
 import static io.kscale.assignor.internals.server.ServerChecks.taskOwners;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.common.Uuid;
@@ -71,6 +73,29 @@ class ServerAssignmentBuilderTest {
         assertThat(taskOwners(group, quadrupled, ORDERS, 4)).isEqualTo(afterLeave);
         assertThat(moved(group, quadrupled)).isZero();
         assertThat(store.taskCountOf(ORDERS)).isEqualTo(4);
+    }
+
+    @Test
+    void shouldGiveEachMemberOfAFreshGroupARunOfTopicsNotAPartitionOfEach() {
+        // 10 topics of 10 partitions each but of other counts (no two co-partitioned: 100 units of
+        // one partition), 20 members: 5 units each. Dealt one by one, every member would read 5
+        // topics; as runs of consecutive units, no member's run spans more than 2 topics.
+        List<Uuid> topics = new ArrayList<>();
+        TestGroup group = new TestGroup();
+        for (int t = 0; t < 10; t++) {
+            Uuid topic = new Uuid(10, t);
+            topics.add(topic);
+            group.topic(topic, t % 2 == 0 ? 11 + t / 2 : 9 - t / 2);
+        }
+        for (int m = 0; m < 20; m++) {
+            group.member(String.format("m%02d", m), topics);
+        }
+        GroupAssignment fresh = assign(group, new InMemoryTaskCountStore());
+
+        assertComplete(group, fresh, Set.copyOf(topics));
+        assertThat(loads(group, fresh).values()).containsOnly(5);
+        fresh.members().forEach((member, assigned) ->
+                assertThat(assigned.partitions()).as("the topics of %s", member).hasSizeLessThanOrEqualTo(2));
     }
 
     @Test
