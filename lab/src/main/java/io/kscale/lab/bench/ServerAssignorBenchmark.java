@@ -72,8 +72,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * builds the input once per trial; the measured call only assigns.
  *
  * <p>Run: {@code mvn -B -DskipTests package && java -Xmx8g -cp lab/target/kscale-lab.jar
- * org.openjdk.jmh.Main ServerAssignorBenchmark -jvmArgs "-Xmx8g -Dorg.slf4j.simpleLogger.log.io.kscale=warn"}
- * ({@code -p size=10000x50} for the small case only).
+ * org.openjdk.jmh.Main ServerAssignorBenchmark -jvmArgs "-Xms8g -Xmx8g -XX:+AlwaysPreTouch
+ * -Dorg.slf4j.simpleLogger.log.io.kscale=warn"} ({@code -p size=10000x50} for the small case
+ * only, with a 2 GB heap). Each fork's heap fixed and pretouched, as a broker's heap is fixed:
+ * where memory is backed on first touch (a virtual machine), a heap that grows and shrinks puts
+ * page faults into the measured calls, and the million-partition cells scatter by several times.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
