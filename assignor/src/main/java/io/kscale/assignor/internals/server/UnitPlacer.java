@@ -220,10 +220,10 @@ final class UnitPlacer {
      *
      * <p>Every member ends as loaded as with the heap, but takes its units as one run of the
      * pending order, members in index order, where the heap deals them out one by one: a fresh
-     * member of a group of 1,000 topics gets a few whole stretches of a topic or two, as
-     * {@code uniform} hands them out, not one partition of each of 500 topics. Its consumer then
-     * fetches from fewer topics, and its target, handed back on the next change, has a few
-     * entries to read instead of hundreds.
+     * member of a group of 1,000 topics gets one stretch over a topic or two, as {@code uniform}
+     * hands them out, not one partition of each of 500 topics. Its consumer then fetches from
+     * fewer topics, and its target, handed back on the next change, has a few entries to read
+     * instead of hundreds.
      *
      * @param pending the units to place, sorted heaviest first, then by index ({@code n} of them)
      * @return false, having placed nothing, if the units or loads are not such levels

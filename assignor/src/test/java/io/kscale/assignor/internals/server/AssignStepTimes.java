@@ -20,8 +20,9 @@ import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
  * asserts nothing). 100 topics of different partition counts (10,000 partitions, one unit each),
  * read by 2,000 members, each with a subscription set of its own and a target of boxed
  * {@code HashSet<Integer>}s, as the coordinator hands them over; one member leaves. Prints the mean
- * wall time and allocation of each step over 2,000 calls after 1,000 warm-ups, of Kafka's {@code uniform} on
- * the same input, and of a pass that only iterates the targets (the floor of reading them).
+ * wall time and allocation of each step over 2,000 calls after 1,000 warm-ups, of Kafka's
+ * {@code uniform} on the same input, and of a pass that only iterates the targets (the floor of
+ * reading them).
  *
  * <p>Run: {@code mvn -B -q -pl assignor test-compile dependency:build-classpath
  * -Dmdep.outputFile=/tmp/cp.txt} and then {@code java -cp

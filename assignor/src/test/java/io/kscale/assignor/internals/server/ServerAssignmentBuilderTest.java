@@ -77,9 +77,9 @@ class ServerAssignmentBuilderTest {
 
     @Test
     void shouldGiveEachMemberOfAFreshGroupARunOfTopicsNotAPartitionOfEach() {
-        // 10 topics of 10 partitions each but of other counts (no two co-partitioned: 100 units of
+        // 10 topics of 5 to 15 partitions, no two of one count (none co-partitioned: 100 units of
         // one partition), 20 members: 5 units each. Dealt one by one, every member would read 5
-        // topics; as runs of consecutive units, no member's run spans more than 2 topics.
+        // topics; as runs of 5 consecutive units over topics of 5 or more, none spans more than 2.
         List<Uuid> topics = new ArrayList<>();
         TestGroup group = new TestGroup();
         for (int t = 0; t < 10; t++) {
