@@ -114,7 +114,7 @@ public final class ServerAssignmentBuilder {
         }
         TaskUnits units = TaskUnits.of(topics);
         RackLocality racks = new RackLocality(members, topics, units, describer);
-        TrustedTargets bySize = TrustedTargets.of(members, topics, units, racks.enabled(), spec::isPartitionAssigned);
+        TrustedTargets bySize = TrustedTargets.of(members, topics, units, spec::isPartitionAssigned);
         PriorOwners prior = bySize != null ? PriorOwners.onDemand(members, topics, units, bySize)
                 : PriorOwners.of(members, topics, units);
         work = AssignmentWork.forGroup(units, members.count());

@@ -16,8 +16,9 @@ import org.apache.kafka.common.Uuid;
  * <ul>
  *   <li>every unit is one partition (each task group is one topic, none expanded beyond its T),
  *       so any target is whole units, and no unit is partly in a target (none is pinned);</li>
- *   <li>one eligibility class, no racks, no held topic: placement never needs a unit's owner
- *       before the evening looks at that owner;</li>
+ *   <li>one eligibility class, no held topic: placement never needs a unit's owner before the
+ *       evening looks at that owner (racks only choose among equally loaded members where a unit in
+ *       no target goes);</li>
  *   <li>every entry of every target names a topic its member reads, with a non-empty set;</li>
  *   <li>the sizes add up to the number of existing partitions the coordinator says are
  *       assigned: with an entry per member and topic, a partition named twice, one that does not
@@ -47,9 +48,8 @@ final class TrustedTargets {
     }
 
     /** @return the targets by size, or null if they must be read partition by partition (see the class comment) */
-    static TrustedTargets of(GroupMembers members, SubscribedTopics topics, TaskUnits units, boolean racks,
-                             AssignedPartitions assigned) {
-        if (members.count() == 0 || racks || units.classCount() > 1 || topics.anyHeld() || !everyUnitOnePartition(units)) {
+    static TrustedTargets of(GroupMembers members, SubscribedTopics topics, TaskUnits units, AssignedPartitions assigned) {
+        if (members.count() == 0 || units.classCount() > 1 || topics.anyHeld() || !everyUnitOnePartition(units)) {
             return null;
         }
         SizeReader sizes = new SizeReader(topics);

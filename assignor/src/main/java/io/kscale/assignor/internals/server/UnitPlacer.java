@@ -22,9 +22,9 @@ import java.util.TreeMap;
  *   <li><b>Place the rest</b> (new units, units of members that left), class by class, most
  *       constrained class first, heaviest unit first: on the least loaded member of the unit's
  *       class; among equally loaded members, on one whose rack hosts a replica
- *       ({@link RackLocality}), else the lowest index. Without racks, units of one weight go to the
- *       same members in the same numbers, each member's as a run of consecutive units
- *       ({@link #placeByLevels}).</li>
+ *       ({@link RackLocality}), else the lowest index. Units of one weight are placed level by
+ *       level, without a heap ({@link #placeByLevels}): without racks, each member takes its units
+ *       as a run of consecutive units, in the same numbers.</li>
  *   <li><b>Even</b>, when every member reads the same topics (one class): while the most loaded
  *       member can give a unit of weight {@code w} to the least loaded one with
  *       {@code load(min) + w < load(max)}, it gives one, first a unit placed in step 2 (moving it
@@ -186,7 +186,7 @@ final class UnitPlacer {
         Arrays.sort(pending, 0, n);
         int[] classMembers = units.classMembers[c];
         work.heapOps += 2L * classMembers.length + 4L * n;
-        if (!racks.enabled() && placeByLevels(classMembers, pending, n)) {
+        if (placeByLevels(classMembers, pending, n)) {
             return;
         }
         MemberHeap members = MemberHeap.lightestFirst(load, classMembers.length, heapPosition);
@@ -212,18 +212,19 @@ final class UnitPlacer {
      * The placement of {@link #placeUnowned} without a heap, where it is a sequence of levels:
      * units of one weight w on members whose loads differ by multiples of w. The heap hands units,
      * in order, to the members by (load, index), each coming back w heavier; so at level
-     * {@code v} (the least load, then v + w, ...) every member whose load is {@code v}, in index
-     * order, takes a unit. The members at a level are those that were at the previous one and
-     * those whose load starts there, merged by index. Each level but the last places a unit per
-     * member it visits, so this costs O(units + members log members), not O(units x log members):
-     * most of a fresh group's time on the heap.
+     * {@code v} (the least load, then v + w, ...) every member whose load is {@code v} takes a
+     * unit. The members at a level are those that were at the previous one and those whose load
+     * starts there, merged by index. Each level but the last places a unit per member it visits,
+     * so this costs O(units + members log members), not O(units x log members): most of a fresh
+     * group's time on the heap.
      *
-     * <p>Every member ends as loaded as with the heap, but takes its units as one run of the
-     * pending order, members in index order, where the heap deals them out one by one: a fresh
-     * member of a group of 1,000 topics gets one stretch over a topic or two, as {@code uniform}
-     * hands them out, not one partition of each of 500 topics. Its consumer then fetches from
-     * fewer topics, and its target, handed back on the next change, has a few entries to read
-     * instead of hundreds.
+     * <p>Without racks, every member ends as loaded as with the heap, but takes its units as one
+     * run of the pending order, members in index order, where the heap deals them out one by one:
+     * a fresh member of a group of 1,000 topics gets one stretch over a topic or two, as
+     * {@code uniform} hands them out, not one partition of each of 500 topics. Its consumer then
+     * fetches from fewer topics, and its target, handed back on the next change, has a few entries
+     * to read instead of hundreds. With racks, each unit goes where the heap and the rack heaps
+     * would put it ({@link RackLevel}): locality is decided unit by unit.
      *
      * @param pending the units to place, sorted heaviest first, then by index ({@code n} of them)
      * @return false, having placed nothing, if the units or loads are not such levels
@@ -244,6 +245,7 @@ final class UnitPlacer {
             byLoad[i] = load[m] << 32 | i;
         }
         Arrays.sort(byLoad);
+        RackLevel rackLevel = racks.enabled() ? new RackLevel(classMembers) : null;
         int[] takes = new int[classMembers.length];
         int[] level = new int[classMembers.length];
         int[] merged = new int[classMembers.length];
@@ -261,14 +263,20 @@ final class UnitPlacer {
                 level = merged;
                 merged = swap;
             }
-            for (int i = 0; i < atLevel && placed < n; i++, placed++) {
-                takes[level[i]]++;
+            int end = (int) Math.min(n, (long) placed + atLevel);
+            if (rackLevel != null) {
+                rackLevel.place(level, atLevel, pending, placed, end, takes);
+            } else {
+                for (int i = 0; i < end - placed; i++) {
+                    takes[level[i]]++;
+                }
             }
+            placed = end;
         }
         int next = 0;
         for (int i = 0; i < classMembers.length; i++) {
             int m = classMembers[i];
-            for (int k = 0; k < takes[i]; k++) {
+            for (int k = 0; rackLevel == null && k < takes[i]; k++) {
                 owner[(int) pending[next++]] = m;
             }
             load[m] += takes[i] * w;
@@ -467,6 +475,93 @@ final class UnitPlacer {
             least = Math.min(least, units.weight[u]);
         }
         return least;
+    }
+
+    /**
+     * One level of {@link #placeByLevels} with racks: each unit, in order, goes to the member of
+     * lowest index among those at the level that have not taken a unit yet and whose rack hosts a
+     * replica of it, else to the lowest index of them; the member the heap and the rack heaps of
+     * {@link #placeUnowned} would pick. The level's members are kept in index order per rack,
+     * each rack with a cursor past the members that took a unit, so a unit costs a look at its
+     * replicas' racks: O(units x replicas + members) per class, where the heaps cost
+     * O(units x log members).
+     */
+    private final class RackLevel {
+        private final int[] classMembers;
+        /** By position in classMembers: its rack's number, or -1 if it has none. */
+        private final int[] rackOf;
+        private final Map<String, Integer> rackNumbers = new HashMap<>();
+        /** The level's positions grouped by rack, ascending within each: rack r's at [start[r], start[r + 1]). */
+        private final int[] byRack;
+        private final int[] start;
+        private final int[] cursor;
+        /** By position: the number of the level at which it took a unit (so nothing is cleared between levels). */
+        private final int[] tookAt;
+        private int levelNumber;
+
+        RackLevel(int[] classMembers) {
+            this.classMembers = classMembers;
+            this.rackOf = new int[classMembers.length];
+            for (int i = 0; i < classMembers.length; i++) {
+                String rack = racks.rackOf(classMembers[i]);
+                rackOf[i] = rack == null ? -1 : rackNumbers.computeIfAbsent(rack, r -> rackNumbers.size());
+            }
+            this.byRack = new int[classMembers.length];
+            this.start = new int[rackNumbers.size() + 1];
+            this.cursor = new int[rackNumbers.size()];
+            this.tookAt = new int[classMembers.length];
+        }
+
+        /**
+         * Places {@code pending[from, to)} on the positions {@code level[0, count)} (ascending),
+         * at most one unit each, counting each position's units into {@code takes}.
+         */
+        void place(int[] level, int count, long[] pending, int from, int to, int[] takes) {
+            int stamp = ++levelNumber;
+            Arrays.fill(start, 0);
+            for (int i = 0; i < count; i++) {
+                if (rackOf[level[i]] >= 0) {
+                    start[rackOf[level[i]] + 1]++;
+                }
+            }
+            for (int r = 0; r < cursor.length; r++) {
+                start[r + 1] += start[r];
+                cursor[r] = start[r];
+            }
+            for (int i = 0; i < count; i++) {
+                int r = rackOf[level[i]];
+                if (r >= 0) {
+                    byRack[cursor[r]++] = level[i];
+                }
+            }
+            System.arraycopy(start, 0, cursor, 0, cursor.length);
+            int lowest = 0;
+            for (int k = from; k < to; k++) {
+                int u = (int) pending[k];
+                int best = Integer.MAX_VALUE;
+                for (String rack : racks.replicaRacks(u)) {
+                    Integer r = rackNumbers.get(rack);
+                    if (r != null) {
+                        while (cursor[r] < start[r + 1] && tookAt[byRack[cursor[r]]] == stamp) {
+                            cursor[r]++;
+                        }
+                        if (cursor[r] < start[r + 1]) {
+                            best = Math.min(best, byRack[cursor[r]]);
+                        }
+                    }
+                }
+                if (best == Integer.MAX_VALUE) {
+                    while (tookAt[level[lowest]] == stamp) {
+                        lowest++;
+                    }
+                    best = level[lowest];
+                }
+                tookAt[best] = stamp;
+                takes[best]++;
+                owner[u] = classMembers[best];
+                work.scans++;
+            }
+        }
     }
 
     /**

@@ -84,7 +84,7 @@ public final class AssignStepTimes {
             TaskUnits units = TaskUnits.of(subscribed);
             mark(at, bytes, 3);
             RackLocality racks = new RackLocality(members, subscribed, units, describer);
-            TrustedTargets bySize = TrustedTargets.of(members, subscribed, units, racks.enabled(), spec::isPartitionAssigned);
+            TrustedTargets bySize = TrustedTargets.of(members, subscribed, units, spec::isPartitionAssigned);
             mark(at, bytes, 4);
             PriorOwners prior = bySize != null ? PriorOwners.onDemand(members, subscribed, units, bySize)
                     : PriorOwners.of(members, subscribed, units);

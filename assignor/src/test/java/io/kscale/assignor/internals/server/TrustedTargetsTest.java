@@ -84,14 +84,15 @@ class TrustedTargetsTest {
     }
 
     /**
-     * Seeded groups of one-partition units (topics not expanded), members joining and leaving:
-     * read by size where the check allows it, the assignment is the one a full read gives (a
+     * Seeded groups of one-partition units (topics not expanded), a third of them in racks, members
+     * joining and leaving: read by size where the check allows it, the assignment is the one a full read gives (a
      * spec that says no partition is assigned makes the sizes not add up, so every target is read).
      */
     @Test
     void shouldAssignAsAFullReadDoes() {
         SplittableRandom random = new SplittableRandom(SEED);
         int bySize = 0;
+        int racksBySize = 0;
         int rounds = 0;
         for (int g = 0; g < 150; g++) {
             InMemoryTaskCountStore store = new InMemoryTaskCountStore();
@@ -102,10 +103,15 @@ class TrustedTargetsTest {
                 topics.add(id);
                 group.topic(id, 1 + random.nextInt(30));
             }
+            // A third of the groups in racks: they choose among equally loaded members, so are read by size too.
+            boolean racks = g % 3 == 0;
+            if (racks) {
+                topics.forEach(t -> group.replicasOn(t, "r0", "r1", "r2", "r1"));
+            }
             int next = 0;
             // Up to a few partitions a member: where few members' targets are read, the check reads by size.
             for (int m = 0; m < 1 + random.nextInt(50); m++) {
-                group.member(String.format("m%03d", next++), topics);
+                join(group, String.format("m%03d", next++), topics, racks, random);
             }
             for (int round = 0; round < 6; round++) {
                 Set<String> read = new HashSet<>();
@@ -117,11 +123,12 @@ class TrustedTargetsTest {
                 if (round > 0) { // a fresh group has no target to read
                     rounds++;
                     bySize += readBySize ? 1 : 0;
+                    racksBySize += racks && readBySize ? 1 : 0;
                 }
                 group.apply(assignment);
                 int change = random.nextInt(3);
                 if (change == 0 || group.members().size() < 2) {
-                    group.member(String.format("m%03d", next++), topics);
+                    join(group, String.format("m%03d", next++), topics, racks, random);
                 } else if (change == 1) {
                     List<String> members = new ArrayList<>(group.members());
                     group.leave(members.get(random.nextInt(members.size())));
@@ -130,6 +137,7 @@ class TrustedTargetsTest {
         }
         assertThat(metrics.assignmentFallbacksTotal()).isZero();
         assertThat(bySize).as("rounds read by size, of %s", rounds).isGreaterThan(rounds / 2);
+        assertThat(racksBySize).as("rounds of groups in racks read by size").isGreaterThan(rounds / 6);
     }
 
     @Test
@@ -147,6 +155,13 @@ class TrustedTargetsTest {
         read.clear();
         assign(specRecordingReads(group, read), group, store);
         assertThat(read).containsExactlyInAnyOrder("m0", "m1");
+    }
+
+    private static void join(TestGroup group, String member, List<Uuid> topics, boolean racks, SplittableRandom random) {
+        group.member(member, topics);
+        if (racks && random.nextInt(4) > 0) { // some members have no rack
+            group.rack(member, "r" + random.nextInt(3));
+        }
     }
 
     /** @return the group's spec, whose targets note into {@code read} the members whose targets are read after this */
