@@ -3,7 +3,6 @@ package io.kscale.assignor.internals.server;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,9 +15,10 @@ import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 
 /**
- * The members of one {@code assign()} call, by index in member id order (so that ties break the
- * same way on every broker): their subscriptions, racks and current targets, read once from the
- * {@link GroupSpec}. Null answers from the spec count as "nothing" rather than failing.
+ * The members of one {@code assign()} call, by index in the order of their ids' hash codes, then
+ * of the ids ({@link #inHashOrder}), so that ties break the same way on every broker: their
+ * subscriptions, racks and current targets, read once from the {@link GroupSpec}. Null answers
+ * from the spec count as "nothing" rather than failing.
  */
 final class GroupMembers {
 
@@ -38,17 +38,7 @@ final class GroupMembers {
 
     @SuppressWarnings("unchecked")
     GroupMembers(GroupSpec spec) {
-        Collection<String> memberIds = spec.memberIds();
-        List<String> sorted = new ArrayList<>(memberIds == null ? List.of() : memberIds);
-        sorted.removeIf(id -> id == null);
-        Collections.sort(sorted);
-        int distinct = 0;
-        for (int i = 0; i < sorted.size(); i++) {
-            if (distinct == 0 || !sorted.get(i).equals(sorted.get(distinct - 1))) {
-                sorted.set(distinct++, sorted.get(i)); // sorted: a repeated id is next to its first
-            }
-        }
-        this.ids = sorted.subList(0, distinct).toArray(new String[0]);
+        this.ids = inHashOrder(spec.memberIds());
         this.subscriptions = new Set[ids.length];
         this.racks = new String[ids.length];
         this.targets = new Map[ids.length];
@@ -66,6 +56,43 @@ final class GroupMembers {
         }
         this.anyRack = rack;
         this.homogeneous = spec.subscriptionType() == SubscriptionType.HOMOGENEOUS;
+    }
+
+    /**
+     * @return the distinct ids, ordered by {@code String.hashCode} (which the Java specification
+     *         fixes, so every broker orders alike), equal hash codes by the ids themselves. Sorting
+     *         packed (hash, index) longs costs a fraction of sorting the strings, whose comparisons
+     *         were a tenth of a member change's time on 2,000 members.
+     */
+    private static String[] inHashOrder(Collection<String> memberIds) {
+        List<String> present = new ArrayList<>(memberIds == null ? List.of() : memberIds);
+        present.removeIf(id -> id == null);
+        long[] keys = new long[present.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = (long) present.get(i).hashCode() << 32 | i;
+        }
+        Arrays.sort(keys);
+        String[] sorted = new String[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            sorted[i] = present.get((int) keys[i]);
+        }
+        int distinct = 0;
+        for (int from = 0; from < sorted.length; ) {
+            int to = from + 1;
+            while (to < sorted.length && keys[to] >> 32 == keys[from] >> 32) {
+                to++;
+            }
+            if (to - from > 1) {
+                Arrays.sort(sorted, from, to); // equal hash codes: by id, so a repeated id is next to its first
+            }
+            for (int i = from; i < to; i++) {
+                if (i == from || !sorted[i].equals(sorted[distinct - 1])) {
+                    sorted[distinct++] = sorted[i];
+                }
+            }
+            from = to;
+        }
+        return Arrays.copyOf(sorted, distinct);
     }
 
     int count() {

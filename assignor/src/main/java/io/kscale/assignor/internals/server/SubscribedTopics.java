@@ -130,11 +130,11 @@ final class SubscribedTopics {
         List<Set<Uuid>> distinct = new ArrayList<>();
         for (int m = 0; m < members.count(); m++) {
             Set<Uuid> subscription = members.subscriptions[m];
-            Integer d = byInstance.get(subscription);
-            if (d == null && members.homogeneous && !distinct.isEmpty() && sameSize(subscription, distinct.get(0))) {
-                d = 0;
-                byInstance.put(subscription, d);
+            if (members.homogeneous && !distinct.isEmpty() && sameSize(subscription, distinct.get(0))) {
+                subscriptionOf[m] = 0; // no map: two lookups per member were most of this pass
+                continue;
             }
+            Integer d = byInstance.get(subscription);
             if (d == null) {
                 try {
                     d = byContent.putIfAbsent(subscription, distinct.size());
