@@ -213,6 +213,8 @@ public class ServerAssignorBenchmark {
 
     /** The group as the coordinator describes it: members with targets, and topics. */
     private static final class Group implements GroupSpec, SubscribedTopicDescriber {
+        /** The racks' names, made once as a broker holds them (member i in rack i % racks). */
+        private static final String[] RACK_NAMES = {"rack-0", "rack-1", "rack-2"};
         /** By member id, its target; a hash map, as the coordinator keeps members (no order of ids). */
         final Map<String, Map<Uuid, Set<Integer>>> members = new HashMap<>();
         final Map<Uuid, Integer> partitions = new HashMap<>();
@@ -284,7 +286,7 @@ public class ServerAssignorBenchmark {
             Set<Uuid> topics = subscriptions.computeIfAbsent(memberId,
                     id -> Collections.unmodifiableSet(new HashSet<>(partitions.keySet())));
             Optional<String> rack = racks == 0 ? Optional.empty()
-                    : memberRacks.computeIfAbsent(memberId, id -> Optional.of("rack-" + Integer.parseInt(id.substring(1)) % racks));
+                    : memberRacks.computeIfAbsent(memberId, id -> Optional.of(RACK_NAMES[Integer.parseInt(id.substring(1)) % racks]));
             return new MemberSubscription() {
                 @Override
                 public Optional<String> rackId() {
@@ -319,7 +321,9 @@ public class ServerAssignorBenchmark {
             if (racks == 0) {
                 return Set.of();
             }
-            return Set.of("rack-" + partition % racks, "rack-" + (partition + 1) % racks);
+            // A new set per call of names the broker already holds (its registrations' racks), as the
+            // coordinator's describer answers: names built per call would be hashed per call.
+            return Set.of(RACK_NAMES[partition % racks], RACK_NAMES[(partition + 1) % racks]);
         }
     }
 }

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.Test;
  * bound: each case asserts the work done and that no loop was cut short.
  *
  * <p>Why {@code c} = {@value #ONE_CLASS_FACTOR} where every member reads the same topics: placing
- * a unit costs a peek, a removal and an add on the member heap (and with racks the same on its
- * rack's heap), each of log2(members) steps at most, keeping it nothing; an evening move costs
+ * a unit costs at most a peek, a removal and an add on the member heap (and with racks the same on
+ * its rack's heap), each of log2(members) steps at most, or a few steps where units of one weight
+ * are placed level by level, racks or not; keeping it costs nothing; an evening move costs
  * about 4 sorted-set updates per class of its two members. So a placement that touches each unit
  * a few times stays below 16, while the quadratic steps pinned here (every equally loaded member
  * popped for each unit with racks: 40 million heap operations for 20,000 units on 2,000 members;
