@@ -12,9 +12,9 @@ import org.apache.kafka.common.Uuid;
  * What members keep of their current targets when the assignor does not place a topic: the
  * partitions of a held topic (its T is not known yet), or of every topic when placement failed.
  * A member keeps a partition only if it still subscribes to the topic, the partition exists,
- * and no member before it (in {@link GroupMembers}' order) keeps it already: the targets come from the broker,
- * but a target naming a deleted topic, a partition beyond the count or one partition twice
- * must not become an assignment. Partitions nobody keeps stay unassigned.
+ * and no member before it (in {@link GroupMembers}' order) keeps it already: the targets come
+ * from the broker, but a target naming a deleted topic, a partition beyond the count or one
+ * partition twice must not become an assignment. Partitions nobody keeps stay unassigned.
  */
 final class CurrentTargets {
 
