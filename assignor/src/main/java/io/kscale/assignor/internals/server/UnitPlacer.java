@@ -72,6 +72,10 @@ final class UnitPlacer {
     private final int[] owner;
     /** By unit: kept from the current target in step 1. */
     private final boolean[] kept;
+    /** The units step 1 keeps nowhere, ascending: step 2 places them. */
+    private int[] unowned;
+    /** The least weight of any unit; Long.MAX_VALUE if there are none. */
+    private long lightest = Long.MAX_VALUE;
     private final AssignmentWork work;
     /** Scratch for the member heaps of {@link #placeUnowned}, by member: reused class after class. */
     private final int[] heapPosition;
@@ -90,7 +94,6 @@ final class UnitPlacer {
         this.kept = new boolean[units.count()];
         this.heapPosition = new int[baseLoad.length];
         this.rackHeapPosition = racks.enabled() ? new int[baseLoad.length] : heapPosition;
-        Arrays.fill(owner, UNOWNED);
     }
 
     /**
@@ -107,47 +110,65 @@ final class UnitPlacer {
                        AssignmentWork work) {
         UnitPlacer placer = new UnitPlacer(units, baseLoad, priorOwners, racks, work);
         placer.keepPriorOwners();
-        int[][] unitsByClass = placer.unitsByClass();
+        int[][] unownedByClass = placer.unownedByClass();
         Integer[] order = placer.classesMostConstrainedFirst();
         for (int c : order) {
-            placer.placeUnowned(c, unitsByClass[c]);
+            placer.placeUnowned(c, unownedByClass[c]);
         }
         if (units.classCount() > 1) {
             SpreadNarrower.evenFree(units, placer.load, placer.owner, placer.prior, placer.pinned, work);
             SpreadNarrower.narrow(units, placer.load, placer.owner, placer.prior, placer.pinned, work);
         } else {
-            placer.evenAll(unitsByClass);
+            placer.evenAll();
         }
         placer.readGainers();
         return placer.owner;
     }
 
+    /**
+     * Step 1, in one pass over every unit: sets each unit's owner (its prior owner,
+     * {@link #NOT_READ}, or {@link #UNOWNED}), notes the units kept nowhere and the least weight.
+     * With targets read by size, later steps look only at those units (on a member change of a
+     * million units, a few hundred) and at the members: this is placement's one pass over every
+     * unit.
+     */
     private void keepPriorOwners() {
         TrustedTargets bySize = priorOwners.bySize;
-        if (bySize != null) {
-            for (int u = 0; u < owner.length; u++) {
-                if (bySize.inSomeTarget[u]) {
+        int[] notKept = new int[16];
+        int count = 0;
+        for (int u = 0; u < owner.length; u++) {
+            lightest = Math.min(lightest, units.weight[u]);
+            if (bySize != null ? bySize.inSomeTarget[u] : prior[u] >= 0) {
+                kept[u] = true;
+                if (bySize != null) {
                     owner[u] = NOT_READ;
-                    kept[u] = true;
+                } else {
+                    owner[u] = prior[u];
+                    load[prior[u]] += units.weight[u];
                 }
+            } else {
+                owner[u] = UNOWNED;
+                if (count == notKept.length) {
+                    notKept = Arrays.copyOf(notKept, count * 2);
+                }
+                notKept[count++] = u;
             }
+        }
+        unowned = Arrays.copyOf(notKept, count);
+        if (bySize != null) {
             for (int m = 0; m < load.length; m++) {
                 load[m] += bySize.size[m];
-            }
-            return;
-        }
-        for (int u = 0; u < owner.length; u++) {
-            if (prior[u] >= 0) {
-                owner[u] = prior[u];
-                kept[u] = true;
-                load[prior[u]] += units.weight[u];
             }
         }
     }
 
-    private int[][] unitsByClass() {
+    /** @return by class, its units in {@link #unowned}, ascending */
+    private int[][] unownedByClass() {
+        if (units.classCount() == 1) {
+            return new int[][] {unowned};
+        }
         int[] counts = new int[units.classCount()];
-        for (int u = 0; u < owner.length; u++) {
+        for (int u : unowned) {
             counts[units.unitClass[u]]++;
         }
         int[][] byClass = new int[counts.length][];
@@ -155,7 +176,7 @@ final class UnitPlacer {
             byClass[c] = new int[counts[c]];
         }
         int[] next = new int[counts.length];
-        for (int u = 0; u < owner.length; u++) {
+        for (int u : unowned) {
             int c = units.unitClass[u];
             byClass[c][next[c]++] = u;
         }
@@ -171,14 +192,13 @@ final class UnitPlacer {
         return order;
     }
 
-    private void placeUnowned(int c, int[] classUnits) {
+    /** Step 2 for one class: places its units that step 1 kept nowhere. */
+    private void placeUnowned(int c, int[] classUnowned) {
         // Heaviest first, then by index: sort (weight descending, unit) packed in longs, no boxing.
-        long[] pending = new long[classUnits.length];
+        long[] pending = new long[classUnowned.length];
         int n = 0;
-        for (int u : classUnits) {
-            if (owner[u] == UNOWNED) {
-                pending[n++] = (Integer.MAX_VALUE - Math.min(units.weight[u], Integer.MAX_VALUE)) << 32 | u;
-            }
+        for (int u : classUnowned) {
+            pending[n++] = (Integer.MAX_VALUE - Math.min(units.weight[u], Integer.MAX_VALUE)) << 32 | u;
         }
         if (n == 0) {
             return;
@@ -362,12 +382,12 @@ final class UnitPlacer {
      * looked at heaviest first (ties to the highest index), takers lightest first (ties to the
      * lowest), each in a {@link MemberHeap}: per move O(log members), and no boxing.
      */
-    private void evenAll(int[][] unitsByClass) {
+    private void evenAll() {
         if (units.classCount() == 0) {
             return;
         }
         int[] members = units.classMembers[0];
-        if (members.length < 2 || spread(members) <= lightest(unitsByClass[0])) {
+        if (members.length < 2 || spread(members) <= lightest) { // one class: every unit is of it
             return; // a move needs a unit lighter than the spread: none can make a pair better off
         }
         HoldingsByMember holdings = new HoldingsByMember();
@@ -446,13 +466,15 @@ final class UnitPlacer {
     /**
      * With targets read by size: reads the target of every member that gained a unit, so that its
      * assignment is built from all its units; every member not read keeps its target as it is.
+     * A member gains a unit in step 2 (the units kept nowhere, whose prior owner is none) or by
+     * a move of the evening, whose taker's holdings, and so its target, the evening read already.
      */
     private void readGainers() {
         if (priorOwners.bySize == null) {
             return;
         }
-        for (int u = 0; u < owner.length; u++) {
-            if (owner[u] >= 0 && prior[u] != owner[u]) {
+        for (int u : unowned) {
+            if (owner[u] >= 0) {
                 readTarget(owner[u]);
             }
         }
@@ -466,15 +488,6 @@ final class UnitPlacer {
             max = Math.max(max, load[m]);
         }
         return max - min;
-    }
-
-    /** @return the least weight of these units, or Long.MAX_VALUE if there are none */
-    private long lightest(int[] classUnits) {
-        long least = Long.MAX_VALUE;
-        for (int u : classUnits) {
-            least = Math.min(least, units.weight[u]);
-        }
-        return least;
     }
 
     /**
@@ -575,10 +588,15 @@ final class UnitPlacer {
         private final Holdings[] made = new Holdings[load.length];
         /** Units by owner before the evening, ascending: those of member m at [start[m], start[m + 1]). */
         private final int[] start = new int[load.length + 1];
-        private final int[] byOwner = new int[owner.length];
+        private final int[] byOwner;
 
         HoldingsByMember() {
-            for (int m : owner) {
+            // With targets read by size, only the units placed in step 2 have a member yet: the
+            // others are NOT_READ until their member's target is read.
+            boolean placedOnly = priorOwners.bySize != null;
+            int candidates = placedOnly ? unowned.length : owner.length;
+            for (int i = 0; i < candidates; i++) {
+                int m = owner[placedOnly ? unowned[i] : i];
                 if (m >= 0) {
                     start[m + 1]++;
                 }
@@ -586,8 +604,10 @@ final class UnitPlacer {
             for (int m = 0; m < load.length; m++) {
                 start[m + 1] += start[m];
             }
+            byOwner = new int[start[load.length]];
             int[] next = Arrays.copyOf(start, load.length);
-            for (int u = 0; u < owner.length; u++) {
+            for (int i = 0; i < candidates; i++) {
+                int u = placedOnly ? unowned[i] : i;
                 if (owner[u] >= 0) {
                     byOwner[next[owner[u]]++] = u;
                 }
