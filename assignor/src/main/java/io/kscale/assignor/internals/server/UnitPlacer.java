@@ -195,15 +195,16 @@ final class UnitPlacer {
     /** Step 2 for one class: places its units that step 1 kept nowhere. */
     private void placeUnowned(int c, int[] classUnowned) {
         // Heaviest first, then by index: sort (weight descending, unit) packed in longs, no boxing.
-        long[] pending = new long[classUnowned.length];
-        int n = 0;
-        for (int u : classUnowned) {
-            pending[n++] = (Integer.MAX_VALUE - Math.min(units.weight[u], Integer.MAX_VALUE)) << 32 | u;
-        }
+        int n = classUnowned.length;
         if (n == 0) {
             return;
         }
-        Arrays.sort(pending, 0, n);
+        long[] pending = new long[n];
+        for (int i = 0; i < n; i++) {
+            int u = classUnowned[i];
+            pending[i] = (Integer.MAX_VALUE - Math.min(units.weight[u], Integer.MAX_VALUE)) << 32 | u;
+        }
+        Arrays.sort(pending);
         int[] classMembers = units.classMembers[c];
         work.heapOps += 2L * classMembers.length + 4L * n;
         if (placeByLevels(classMembers, pending, n)) {
@@ -296,8 +297,10 @@ final class UnitPlacer {
         int next = 0;
         for (int i = 0; i < classMembers.length; i++) {
             int m = classMembers[i];
-            for (int k = 0; rackLevel == null && k < takes[i]; k++) {
-                owner[(int) pending[next++]] = m;
+            if (rackLevel == null) { // with racks, RackLevel set each unit's owner as it placed it
+                for (int k = 0; k < takes[i]; k++) {
+                    owner[(int) pending[next++]] = m;
+                }
             }
             load[m] += takes[i] * w;
         }
