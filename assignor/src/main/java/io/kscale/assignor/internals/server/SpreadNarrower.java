@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * replaced) moved up to 5 partitions where {@code uniform} moved 1 at the same spread: most of
  * those shifts evened members in the middle. So:
  * <ol>
- *   <li><b>Even the free units</b> ({@link #evenFree}): units placed this time (new, or of members
+ *   <li><b>Even the free units</b> ({@link #shiftFreeOnce}): units placed this time (new, or of members
  *       that left) shift along any path that lowers the sum of squared loads. Moving them costs
  *       nothing, and the next steps start from the best they give.</li>
  *   <li><b>Lower the top</b>: every member at the largest load L looks for the cheapest path to
@@ -74,7 +74,7 @@ final class SpreadNarrower {
      * of that class the member holds, by weight, free ones apart; null while it holds none. Arrays,
      * not a map by (member, class): the searches look these up for every member they reach.
      */
-    private final UnitPlacer.Holdings[][] holdings;
+    private final Holdings[][] holdings;
     /**
      * The assignment's work, every step counted. A search of a group whose members read many
      * topics each visits every member-class pair, and the loops search until no path is left: on
@@ -118,36 +118,24 @@ final class SpreadNarrower {
         this.owner = owner;
         this.prior = prior;
         int members = load.length;
-        List<List<Integer>> classes = new ArrayList<>();
-        for (int m = 0; m < members; m++) {
-            classes.add(new ArrayList<>());
-        }
-        for (int c = 0; c < units.classCount(); c++) {
-            for (int m : units.classMembers[c]) {
-                classes.get(m).add(c);
-            }
-        }
-        this.classesOf = new int[members][];
+        this.classesOf = classesOf(units, members);
         this.placeable = new boolean[members];
-        this.holdings = new UnitPlacer.Holdings[members][];
+        this.holdings = new Holdings[members][];
         for (int m = 0; m < members; m++) {
-            classesOf[m] = classes.get(m).stream().mapToInt(Integer::intValue).toArray();
             placeable[m] = classesOf[m].length > 0;
-            holdings[m] = new UnitPlacer.Holdings[classesOf[m].length];
+            holdings[m] = new Holdings[classesOf[m].length];
         }
         work.scans += members + AssignmentWork.memberClassPairs(units);
         work.heapOps += 2L * owner.length;
         this.freeHeld = new int[members];
-        TreeSet<Long> distinct = new TreeSet<>();
         for (int u = 0; u < owner.length; u++) {
             if (pinned[u]) {
                 continue; // in its member's load, never in its holdings: no path moves it
             }
-            distinct.add(units.weight[u]);
             holding(owner[u], units.unitClass[u]).add(u, units.weight[u], isKept(u));
             countFree(u, 1);
         }
-        this.weights = distinct.descendingSet().stream().mapToLong(Long::longValue).toArray();
+        this.weights = distinctWeightsDescending(units, pinned);
         this.dist = new int[members];
         this.parent = new int[members];
         this.via = new int[members];
@@ -168,17 +156,79 @@ final class SpreadNarrower {
         work.heapOps += members;
     }
 
+    /** @return by member, the classes it reads, ascending: a counting sort of the classes' members */
+    private static int[][] classesOf(TaskUnits units, int members) {
+        int[] counts = new int[members];
+        for (int c = 0; c < units.classCount(); c++) {
+            for (int m : units.classMembers[c]) {
+                counts[m]++;
+            }
+        }
+        int[][] classesOf = new int[members][];
+        for (int m = 0; m < members; m++) {
+            classesOf[m] = new int[counts[m]];
+        }
+        int[] next = new int[members];
+        for (int c = 0; c < units.classCount(); c++) {
+            for (int m : units.classMembers[c]) {
+                classesOf[m][next[m]++] = c;
+            }
+        }
+        return classesOf;
+    }
+
     /**
-     * @param load  by member: its load, changed in place
-     * @param owner by unit: its member, changed in place
-     * @param prior by unit: the member that held it before this assignment, or -1
+     * @return the weights of the units that may move, each once, heaviest first. Kept sorted as
+     *         they are found: k distinct positive weights sum to at least k(k + 1) / 2 partitions,
+     *         so there are at most about 1,400 of them on a million partitions, and inserting
+     *         them costs less than a pass over the units.
+     */
+    private static long[] distinctWeightsDescending(TaskUnits units, boolean[] pinned) {
+        long[] ascending = new long[4];
+        int count = 0;
+        for (int u = 0; u < units.count(); u++) {
+            if (pinned[u]) {
+                continue;
+            }
+            long w = units.weight[u];
+            int i = Arrays.binarySearch(ascending, 0, count, w);
+            if (i < 0) {
+                if (count == ascending.length) {
+                    ascending = Arrays.copyOf(ascending, count * 2);
+                }
+                i = -i - 1;
+                System.arraycopy(ascending, i, ascending, i + 1, count - i);
+                ascending[i] = w;
+                count++;
+            }
+        }
+        long[] descending = new long[count];
+        for (int i = 0; i < count; i++) {
+            descending[i] = ascending[count - 1 - i];
+        }
+        return descending;
+    }
+
+    /**
+     * Evens the free units, then narrows the spread: the steps of the class comment, on one
+     * narrower (its holdings are built once, from every unit that may move).
+     *
+     * @param load   by member: its load, changed in place
+     * @param owner  by unit: its member, changed in place
+     * @param prior  by unit: the member that held it before this assignment, or -1
      * @param pinned by unit: whether it stays where it is
      */
-    static void narrow(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned, AssignmentWork work) {
+    static void balance(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned, AssignmentWork work) {
         if (owner.length == 0) {
             return;
         }
         SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, pinned, work);
+        // Evening the free units lowers the sum of squared loads with each path, so it ends; it
+        // moves no partition a member held before.
+        while (narrower.shiftFreeOnce()) {
+            // the sum of squared loads fell
+        }
+        narrower.logIfSpent("evening the units placed this time");
         while (narrower.shiftLevel(true)) {
             // the top fell by at least one
         }
@@ -186,23 +236,6 @@ final class SpreadNarrower {
             // the bottom rose by at least one
         }
         narrower.logIfSpent("narrowing the spread");
-    }
-
-    /**
-     * Evens loads with free units only (placed this time): paths of free units from a member to
-     * one lighter by more than the unit's weight, until none is left. Each lowers the sum of
-     * squared loads, so the loop ends; it moves no partition a member held before.
-     */
-    static void evenFree(TaskUnits units, long[] load, int[] owner, int[] prior, boolean[] pinned,
-                         AssignmentWork work) {
-        if (owner.length == 0 || units.classCount() < 2) {
-            return;
-        }
-        SpreadNarrower narrower = new SpreadNarrower(units, load, owner, prior, pinned, work);
-        while (narrower.shiftFreeOnce()) {
-            // the sum of squared loads fell
-        }
-        narrower.logIfSpent("evening the units placed this time");
     }
 
     /**
@@ -359,7 +392,7 @@ final class SpreadNarrower {
     }
 
     private boolean holds(int member, int c, long w) {
-        UnitPlacer.Holdings held = holdings[member][Arrays.binarySearch(classesOf[member], c)];
+        Holdings held = holdings[member][Arrays.binarySearch(classesOf[member], c)];
         return held != null && held.has(w);
     }
 
@@ -432,7 +465,7 @@ final class SpreadNarrower {
             work.scans += 1 + classesOf[x].length;
             for (int i = 0; i < classesOf[x].length; i++) {
                 int c = classesOf[x][i];
-                UnitPlacer.Holdings held = holdings[x][i];
+                Holdings held = holdings[x][i];
                 if (held == null || !held.has(w)) {
                     continue;
                 }
@@ -482,7 +515,7 @@ final class SpreadNarrower {
                 expanded[0][c] = stamp;
                 work.scans += units.classMembers[c].length;
                 for (int x : units.classMembers[c]) {
-                    UnitPlacer.Holdings held = holdings[x][Arrays.binarySearch(classesOf[x], c)];
+                    Holdings held = holdings[x][Arrays.binarySearch(classesOf[x], c)];
                     if (held != null && held.has(w)) {
                         relax(queue, y, x, c, held.hasFree(w) ? 0 : 1);
                     }
@@ -564,10 +597,10 @@ final class SpreadNarrower {
         return owner[unit] == prior[unit];
     }
 
-    private UnitPlacer.Holdings holding(int member, int c) {
+    private Holdings holding(int member, int c) {
         int i = Arrays.binarySearch(classesOf[member], c);
         if (holdings[member][i] == null) {
-            holdings[member][i] = new UnitPlacer.Holdings();
+            holdings[member][i] = new Holdings();
         }
         return holdings[member][i];
     }

@@ -1,12 +1,10 @@
 package io.kscale.assignor.internals.server;
 
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Places the units of a group on its members: sticky first, then balanced by partition count,
@@ -116,8 +114,7 @@ final class UnitPlacer {
             placer.placeUnowned(c, unownedByClass[c]);
         }
         if (units.classCount() > 1) {
-            SpreadNarrower.evenFree(units, placer.load, placer.owner, placer.prior, placer.pinned, work);
-            SpreadNarrower.narrow(units, placer.load, placer.owner, placer.prior, placer.pinned, work);
+            SpreadNarrower.balance(units, placer.load, placer.owner, placer.prior, placer.pinned, work);
         } else {
             placer.evenAll();
         }
@@ -642,57 +639,6 @@ final class UnitPlacer {
                 made[member] = holdings;
             }
             return made[member];
-        }
-    }
-
-    /** A member's units of one class by weight: those placed this time (free to move) apart from those kept. */
-    static final class Holdings {
-        private final TreeMap<Long, ArrayDeque<Integer>> placed = new TreeMap<>();
-        private final TreeMap<Long, ArrayDeque<Integer>> keptUnits = new TreeMap<>();
-
-        void add(int unit, long weight, boolean kept) {
-            (kept ? keptUnits : placed).computeIfAbsent(weight, w -> new ArrayDeque<>()).addLast(unit);
-        }
-
-        void remove(int unit, long weight, boolean kept) {
-            TreeMap<Long, ArrayDeque<Integer>> map = kept ? keptUnits : placed;
-            ArrayDeque<Integer> same = map.get(weight);
-            same.removeLastOccurrence(unit);
-            if (same.isEmpty()) {
-                map.remove(weight);
-            }
-        }
-
-        boolean has(long weight) {
-            return placed.containsKey(weight) || keptUnits.containsKey(weight);
-        }
-
-        /** @return whether it holds a unit of this weight that moving costs nothing (not on its prior owner) */
-        boolean hasFree(long weight) {
-            return placed.containsKey(weight);
-        }
-
-        /** @return a unit of this weight, a free one first; the caller moves it (see {@link #remove}) */
-        int take(long weight) {
-            ArrayDeque<Integer> free = placed.get(weight);
-            return free != null ? free.peekLast() : keptUnits.get(weight).peekLast();
-        }
-
-        /** @return a unit with weight in [1, gap), placed ones first, the weight closest to gap / 2; -1 if none */
-        int pick(long gap) {
-            int unit = closest(placed, gap);
-            return unit >= 0 ? unit : closest(keptUnits, gap);
-        }
-
-        private static int closest(TreeMap<Long, ArrayDeque<Integer>> byWeight, long gap) {
-            long half = gap / 2;
-            Long below = byWeight.floorKey(half);
-            Long above = byWeight.ceilingKey(half);
-            if (above != null && above >= gap) {
-                above = null;
-            }
-            Long weight = below == null ? above : above == null ? below : half - below <= above - half ? below : above;
-            return weight == null ? -1 : byWeight.get(weight).peekLast();
         }
     }
 }
