@@ -4,7 +4,6 @@ import io.kscale.assignor.internals.layout.TopicLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,32 +59,23 @@ final class SubscribedTopics {
 
     static SubscribedTopics resolve(GroupMembers members, SubscribedTopicDescriber describer, TaskCountStore store,
                                     TaskCountLog log) {
-        // Members mostly share a subscription (often in equal sets, one per member): read each
-        // distinct one once, then sort the topics once. Per member and topic, a sorted map would
-        // cost members x topics x log(topics) comparisons (2,000 x 1,000 x 10 in a large group);
-        // a set of subscribers per topic or per subscription, members / 8 bytes each, would cost
-        // members^2 / 8 bytes with 50,000 members.
+        // Members mostly share a subscription (often in equal sets, one per member): each member's
+        // set is read once, into its topics' indexes, and each distinct one is kept once. Per member
+        // and topic, a sorted map would cost members x topics x log(topics) comparisons (2,000 x
+        // 1,000 x 10 in a large group); a set of subscribers per topic or per subscription,
+        // members / 8 bytes each, would cost members^2 / 8 bytes with 50,000 members.
         int[] subscriptionOf = new int[members.count()];
-        List<Set<Uuid>> distinct = distinctSubscriptions(members, subscriptionOf);
-        Map<Uuid, int[]> named = new HashMap<>();
-        for (int d = 0; d < distinct.size(); d++) {
-            for (Uuid topic : distinct.get(d)) {
-                if (topic != null) {
-                    int[] readers = named.get(topic);
-                    // d ascending: a repeat of d is at the end (a set that yields a topic twice)
-                    if (readers == null || readers[readers[0]] != d) {
-                        named.put(topic, appended(readers, d));
-                    }
-                }
-            }
-        }
-        Uuid[] sortedIds = named.keySet().toArray(new Uuid[0]);
+        TopicsSeen seen = new TopicsSeen();
+        List<int[]> distinct = distinctSubscriptions(members, subscriptionOf, seen);
+        Uuid[] sortedIds = seen.ids.toArray(new Uuid[0]);
         Arrays.sort(sortedIds);
+        // By topic in the order first seen: its index here, or -1 if the describer does not know it.
+        int[] indexOfSeen = new int[sortedIds.length];
+        Arrays.fill(indexOfSeen, -1);
         int n = 0;
         Uuid[] ids = new Uuid[sortedIds.length];
         int[] partitions = new int[ids.length];
         int[] taskCounts = new int[ids.length];
-        int[][] readers = new int[ids.length][];
         for (Uuid topic : sortedIds) {
             int count = describer.numPartitions(topic);
             if (count <= 0) {
@@ -94,62 +84,143 @@ final class SubscribedTopics {
             ids[n] = topic;
             partitions[n] = count;
             taskCounts[n] = taskCount(topic, count, store, log);
-            int[] list = named.get(topic);
-            readers[n] = Arrays.copyOfRange(list, 1, list[0] + 1);
+            indexOfSeen[seen.index.get(topic)] = n;
             n++;
         }
         return new SubscribedTopics(Arrays.copyOf(ids, n), Arrays.copyOf(partitions, n),
-                Arrays.copyOf(taskCounts, n), Arrays.copyOf(readers, n), subscriptionOf,
+                Arrays.copyOf(taskCounts, n), readers(distinct, indexOfSeen, n), subscriptionOf,
                 membersOf(subscriptionOf, distinct.size()));
     }
 
-    /** @return the list (its size in slot 0, then its elements) with {@code value} appended, grown by doubling */
-    private static int[] appended(int[] list, int value) {
-        if (list == null) {
-            list = new int[4];
-        } else if (list[0] + 1 == list.length) {
-            list = Arrays.copyOf(list, list.length * 2);
+    /**
+     * The topic ids the subscriptions name, indexed in the order first seen, and which of them the
+     * subscription being read named already.
+     */
+    private static final class TopicsSeen {
+        final Map<Uuid, Integer> index = new HashMap<>();
+        final List<Uuid> ids = new ArrayList<>();
+        /** By topic: the stamp of the last subscription that named it. */
+        private int[] namedBy = new int[16];
+
+        /**
+         * @return the topic's index, or -1 if the subscription read under {@code stamp} named it
+         *         before (a set that yields an element twice)
+         */
+        int firstNamed(Uuid topic, int stamp) {
+            Integer t = index.get(topic);
+            if (t == null) {
+                t = ids.size();
+                index.put(topic, t);
+                ids.add(topic);
+                if (t == namedBy.length) {
+                    namedBy = Arrays.copyOf(namedBy, t * 2);
+                }
+            } else if (namedBy[t] == stamp) {
+                return -1;
+            }
+            namedBy[t] = stamp;
+            return t;
         }
-        list[++list[0]] = value;
-        return list;
+
+        /** @return whether the subscription read under {@code stamp} named every one of these topics */
+        boolean namedAll(int[] topics, int stamp) {
+            for (int t : topics) {
+                if (namedBy[t] != stamp) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
+    /**
+     * @return by topic (of {@code count}), the distinct subscriptions that name it, ascending: a
+     *         counting sort of the subscriptions' topics
+     */
+    private static int[][] readers(List<int[]> distinct, int[] indexOfSeen, int count) {
+        int[] counts = new int[count];
+        for (int[] subscription : distinct) {
+            for (int seen : subscription) {
+                if (indexOfSeen[seen] >= 0) {
+                    counts[indexOfSeen[seen]]++;
+                }
+            }
+        }
+        int[][] readers = new int[count][];
+        for (int t = 0; t < count; t++) {
+            readers[t] = new int[counts[t]];
+        }
+        int[] next = new int[count];
+        for (int d = 0; d < distinct.size(); d++) {
+            for (int seen : distinct.get(d)) {
+                int t = indexOfSeen[seen];
+                if (t >= 0) {
+                    readers[t][next[t]++] = d;
+                }
+            }
+        }
+        return readers;
     }
 
     /**
      * @param subscriptionOf filled in, by member: the index of its distinct subscription
-     * @return the distinct subscriptions. The coordinator gives every member its own set, so sets
-     *         are first told apart by identity, then by equality; a set whose {@code hashCode} or
-     *         {@code equals} throws stays on its own. When the coordinator says every member reads
-     *         the same topics ({@link GroupMembers#homogeneous}), a set of the first one's size is
-     *         taken as equal to it, as Kafka's own assignors take that word: comparing topic by
-     *         topic would cost members x topics hash lookups (2,000 x 100 in a large group), the
-     *         most of a homogeneous assignment's time.
+     * @param seen           gets every topic id the subscriptions name (nulls left out)
+     * @return the distinct subscriptions, each as its topics' indexes in {@code seen}, each once.
+     *         Each member's set is read once and told apart from the others by those indexes: a
+     *         hash that does not depend on their order (no sort per member), checked against the
+     *         subscription it matches topic by topic; on a collision of unequal ones the member's
+     *         subscription is kept as one more, never merged. The sets' own {@code hashCode} and
+     *         {@code equals} are not called. When the coordinator says every member reads the same
+     *         topics ({@link GroupMembers#homogeneous}), a set of the first one's size is taken as
+     *         equal to it, as Kafka's own assignors take that word: reading every set would cost
+     *         members x topics hash lookups (2,000 x 100 in a large group), the most of a
+     *         homogeneous assignment's time.
      */
-    private static List<Set<Uuid>> distinctSubscriptions(GroupMembers members, int[] subscriptionOf) {
-        Map<Set<Uuid>, Integer> byInstance = new IdentityHashMap<>();
-        Map<Set<Uuid>, Integer> byContent = new HashMap<>();
-        List<Set<Uuid>> distinct = new ArrayList<>();
+    private static List<int[]> distinctSubscriptions(GroupMembers members, int[] subscriptionOf, TopicsSeen seen) {
+        Map<Long, Integer> byHash = new HashMap<>();
+        List<int[]> distinct = new ArrayList<>();
+        Set<Uuid> first = null;
+        int[] read = new int[16];
         for (int m = 0; m < members.count(); m++) {
             Set<Uuid> subscription = members.subscriptions[m];
-            if (members.homogeneous && !distinct.isEmpty() && sameSize(subscription, distinct.get(0))) {
+            if (members.homogeneous && first != null && sameSize(subscription, first)) {
                 subscriptionOf[m] = 0; // no map: two lookups per member were most of this pass
                 continue;
             }
-            Integer d = byInstance.get(subscription);
-            if (d == null) {
-                try {
-                    d = byContent.putIfAbsent(subscription, distinct.size());
-                } catch (RuntimeException e) {
-                    d = null; // a set of its own
+            int stamp = m + 1;
+            int n = 0;
+            long hash = 0;
+            for (Uuid topic : subscription) {
+                int t = topic == null ? -1 : seen.firstNamed(topic, stamp);
+                if (t >= 0) {
+                    if (n == read.length) {
+                        read = Arrays.copyOf(read, n * 2);
+                    }
+                    read[n++] = t;
+                    hash += mix(t);
                 }
+            }
+            Integer d = byHash.get(hash);
+            // Both without repeats: as many topics, each named by this member, is the same topics.
+            if (d == null || distinct.get(d).length != n || !seen.namedAll(distinct.get(d), stamp)) {
                 if (d == null) {
-                    d = distinct.size();
-                    distinct.add(subscription);
+                    byHash.put(hash, distinct.size());
                 }
-                byInstance.put(subscription, d);
+                d = distinct.size();
+                distinct.add(Arrays.copyOf(read, n));
+                first = first == null ? subscription : first;
             }
             subscriptionOf[m] = d;
         }
         return distinct;
+    }
+
+    /** @return a topic index spread over 64 bits (SplitMix64's finalizer), for a sum over a set */
+    private static long mix(int topic) {
+        long z = (topic + 1L) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     /** @return whether the sets have the same size; false if either's {@code size} throws */

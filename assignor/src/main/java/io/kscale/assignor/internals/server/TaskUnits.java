@@ -55,7 +55,7 @@ final class TaskUnits {
 
     static TaskUnits of(SubscribedTopics topics) {
         // Topics with the same readers (distinct subscriptions that name them) have the same subscribers.
-        Map<List<Integer>, Integer> classes = new LinkedHashMap<>();
+        Map<IntsKey, Integer> classes = new LinkedHashMap<>();
         int[] classOf = new int[topics.count()];
         List<Integer> firstTopicOfClass = new ArrayList<>();
         Map<List<Object>, List<Integer>> groups = new LinkedHashMap<>();
@@ -64,7 +64,7 @@ final class TaskUnits {
                 continue;
             }
             int topic = t;
-            int c = classes.computeIfAbsent(readersKey(topics.readers[t]), key -> {
+            int c = classes.computeIfAbsent(new IntsKey(topics.readers[t]), key -> {
                 firstTopicOfClass.add(topic);
                 return classes.size();
             });
@@ -130,15 +130,6 @@ final class TaskUnits {
         }
         return new TaskUnits(topics, firstUnit, weight, unitClass, unitGroup, groupTopics, groupTaskCount,
                 groupFirstUnit, classMembers);
-    }
-
-    /** @return a key equal for equal arrays of readers */
-    private static List<Integer> readersKey(int[] readers) {
-        List<Integer> key = new ArrayList<>(readers.length);
-        for (int d : readers) {
-            key.add(d);
-        }
-        return key;
     }
 
     int count() {
