@@ -93,6 +93,15 @@ final class SpreadNarrower {
     /** By member: the stamp of the last search that reached it, and of the last that finished it. */
     private final int[] seen;
     private final int[] finished;
+    /** The members of the level {@link #shiftFreeOnce} searches from. */
+    private final int[] sources;
+    /** {@link #shiftFreePaths}' breadth-first order; its depth-first path and each step's next class. */
+    private final int[] layered;
+    private final int[] path;
+    private final int[] nextClass;
+    /** By class, for {@link #shiftFreePaths}: the layer it was first given from, and how far its members were tried. */
+    private final int[] classLayer;
+    private final int[] classCursor;
     /** By cost (0, 1) and class: the stamp of the last search that expanded the class at that cost. */
     private final int[][] expanded;
     private int stamp;
@@ -141,6 +150,12 @@ final class SpreadNarrower {
         this.via = new int[members];
         this.seen = new int[members];
         this.finished = new int[members];
+        this.sources = new int[members];
+        this.layered = new int[members];
+        this.path = new int[members];
+        this.nextClass = new int[members];
+        this.classLayer = new int[units.classCount()];
+        this.classCursor = new int[units.classCount()];
         this.expanded = new int[2][units.classCount()];
         this.byLoadDescending = new TreeSet<>((a, b) -> load[a] != load[b] ? Long.compare(load[b], load[a])
                 : Integer.compare(a, b));
@@ -239,8 +254,11 @@ final class SpreadNarrower {
     }
 
     /**
-     * One path of free units, searched from all members of a load level at once, the top level
-     * first (what the replaced chain balancer did too: one search per level, not per member).
+     * Paths of free units from the members of one load level, the top level first, from all of
+     * them at once (what the replaced chain balancer did too: one search per level, not per
+     * member).
+     *
+     * @return whether any path was shifted
      */
     private boolean shiftFreeOnce() {
         if (work.spent()) {
@@ -250,7 +268,6 @@ final class SpreadNarrower {
             return false;
         }
         long least = Math.min(leastUnplaceable, load[byLoadDescending.last()]);
-        int[] sources = new int[load.length];
         for (long w : weights) {
             Iterator<Integer> members = byLoadDescending.iterator();
             int next = members.next();
@@ -263,9 +280,7 @@ final class SpreadNarrower {
                     next = members.hasNext() ? members.next() : -1;
                 }
                 work.scans += count;
-                int end = searchDown(sources, count, level, w);
-                if (end >= 0) {
-                    shiftPath(end, w, true);
+                if (shiftFreePaths(count, level, w) > 0) {
                     return true;
                 }
             }
@@ -434,19 +449,10 @@ final class SpreadNarrower {
     private int searchDown(int source, long level, long w) {
         ArrayDeque<Integer> queue = reset();
         start(queue, source);
-        return searchDown(queue, level, w, false);
+        return searchDown(queue, level, w);
     }
 
-    /** {@link #searchDown} over free units only, from every placeable member at {@code level} (ascending). */
-    private int searchDown(int[] sources, int count, long level, long w) {
-        ArrayDeque<Integer> queue = reset();
-        for (int i = 0; i < count; i++) {
-            start(queue, sources[i]);
-        }
-        return searchDown(queue, level, w, true);
-    }
-
-    private int searchDown(ArrayDeque<Integer> queue, long level, long w, boolean freeOnly) {
+    private int searchDown(ArrayDeque<Integer> queue, long level, long w) {
         int best = -1;
         // Nobody is lighter than the lightest placeable member: once it is the best, the search is done.
         long lightest = load[byLoadDescending.last()];
@@ -470,7 +476,7 @@ final class SpreadNarrower {
                     continue;
                 }
                 int cost = held.hasFree(w) ? 0 : 1;
-                if (expanded[cost][c] == stamp || (freeOnly && cost > 0)) {
+                if (expanded[cost][c] == stamp) {
                     continue;
                 }
                 expanded[cost][c] = stamp;
@@ -481,6 +487,112 @@ final class SpreadNarrower {
             }
         }
         return best;
+    }
+
+    /**
+     * The shifts of {@link #shiftFreeOnce} from the {@code count} members in {@link #sources}, all
+     * at {@code level}: paths over free units of weight w to members v with
+     * {@code load(v) + w < level}, as many as share no member, found as Hopcroft and Karp find
+     * augmenting paths. A breadth-first search from all of them at once gives each member its
+     * layer (links from the level); then a depth-first search from each of them follows only links
+     * from one layer to the next, visiting each member once in all: a member it leaves without a
+     * path cannot reach one later. A path changes the load of its two ends only and the holdings
+     * of its own members only, so each is a shift that one search per path would have made, for
+     * the price of two searches: in a fresh group a level has a hundred members, and a search
+     * visits most of the group.
+     *
+     * @return how many paths were shifted
+     */
+    private int shiftFreePaths(int count, long level, long w) {
+        stamp++;
+        work.searches += 2;
+        int tail = 0;
+        for (int i = 0; i < count; i++) {
+            seen[sources[i]] = stamp;
+            dist[sources[i]] = 0;
+            layered[tail++] = sources[i];
+        }
+        for (int head = 0; head < tail; head++) {
+            int x = layered[head];
+            work.scans += 1 + classesOf[x].length;
+            for (int i = 0; i < classesOf[x].length; i++) {
+                int c = classesOf[x][i];
+                Holdings held = holdings[x][i];
+                if (held == null || expanded[0][c] == stamp || !held.hasFree(w)) {
+                    continue;
+                }
+                // Members of c are at most one layer below the first member that gives from c.
+                expanded[0][c] = stamp;
+                classLayer[c] = dist[x];
+                classCursor[c] = 0;
+                work.scans += units.classMembers[c].length;
+                for (int y : units.classMembers[c]) {
+                    if (seen[y] != stamp) {
+                        seen[y] = stamp;
+                        dist[y] = dist[x] + 1;
+                        layered[tail++] = y;
+                    }
+                }
+            }
+        }
+        int shifted = 0;
+        for (int i = 0; i < count; i++) {
+            int end = layeredPathFrom(sources[i], level, w);
+            if (end >= 0) {
+                shiftPath(end, w, true);
+                shifted++;
+            }
+        }
+        return shifted;
+    }
+
+    /**
+     * Depth-first, from layer to layer, through members no earlier call of this search visited.
+     *
+     * @return the member v with {@code load(v) + w < level} reached (the path in {@link #parent}
+     *         and {@link #via}), or -1
+     */
+    private int layeredPathFrom(int source, long level, long w) {
+        int depth = 0;
+        path[0] = source;
+        nextClass[0] = 0;
+        finished[source] = stamp;
+        parent[source] = -1;
+        while (depth >= 0) {
+            int x = path[depth];
+            int next = -1;
+            while (next < 0 && nextClass[depth] < classesOf[x].length) {
+                int i = nextClass[depth];
+                int c = classesOf[x][i];
+                Holdings held = holdings[x][i];
+                if (expanded[0][c] == stamp && classLayer[c] == dist[x] && held != null && held.hasFree(w)) {
+                    int[] members = units.classMembers[c];
+                    while (next < 0 && classCursor[c] < members.length) {
+                        int y = members[classCursor[c]++];
+                        work.scans++;
+                        if (dist[y] == dist[x] + 1 && finished[y] != stamp) {
+                            next = y;
+                            via[y] = c;
+                        }
+                    }
+                }
+                if (next < 0) {
+                    nextClass[depth]++;
+                }
+            }
+            if (next < 0) {
+                depth--; // x reaches no member that can take w: never visited again in this search
+                continue;
+            }
+            finished[next] = stamp;
+            parent[next] = x;
+            if (load[next] + w < level) {
+                return next;
+            }
+            path[++depth] = next;
+            nextClass[depth] = 0;
+        }
+        return -1;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.kscale.assignor.Property;
 import io.kscale.assignor.Seeds;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IntSummaryStatistics;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -28,8 +29,9 @@ import org.junit.jupiter.api.Test;
  * a few times stays below 16, while the quadratic steps pinned here (every equally loaded member
  * popped for each unit with racks: 40 million heap operations for 20,000 units on 2,000 members;
  * the evening looking again at members that cannot give on every move) exceed it by a factor of
- * the members. Mixed subscriptions add the narrower's searches, one per path shifted, each
- * visiting up to every member-class pair: they are held to the budget's own factor,
+ * the members. Mixed subscriptions add the narrower's searches, each visiting up to every
+ * member-class pair (evening the free units, two searches shift as many paths of a level as share
+ * no member; narrowing the spread, one per path): they are held to the budget's own factor,
  * {@value AssignmentWork#BUDGET_FACTOR} (the largest seen on the seeded rounds here was 38).
  *
  * <p>The pairs term: reading who may take what is part of every assignment, and with many
@@ -107,6 +109,41 @@ class AssignmentWorkBoundTest {
         HoldingStore store = new HoldingStore(Set.of(held));
         store.stored(placed, 20_000);
         assertWithinBound(group, store, "held topic loads, lopsided targets", ONE_CLASS_FACTOR);
+    }
+
+    /**
+     * A fresh group whose members each read a seeded quarter of the topics: placing class by class
+     * leaves dozens of members one or two units above the rest, and the free units are evened from
+     * all of them at once, a few searches in all, not a search through most of the group for
+     * each of them.
+     */
+    @Test
+    void shouldEvenAFreshGroupOfMixedSubscriptionsInAFewSearches() {
+        TestGroup group = new TestGroup();
+        List<Uuid> topics = new ArrayList<>();
+        for (int t = 0; t < 40; t++) {
+            topics.add(new Uuid(9, t));
+            group.topic(topics.get(t), 40);
+        }
+        SplittableRandom random = new SplittableRandom(20261206L);
+        int members = 400;
+        for (int m = 0; m < members; m++) {
+            List<Uuid> read = new ArrayList<>();
+            for (int t = 0; t < topics.size(); t++) {
+                if (random.nextInt(4) == 0 || t % members == m) {
+                    read.add(topics.get(t));
+                }
+            }
+            group.member(String.format("m%04d", m), read);
+        }
+        ServerAssignmentBuilder builder = new ServerAssignmentBuilder(group.spec(), group.describer(),
+                new InMemoryTaskCountStore(), new TaskCountLog(), new ServerAssignorMetrics(() -> 0));
+        GroupAssignment assignment = builder.build();
+        ServerChecks.owners(group, assignment);
+        IntSummaryStatistics loads = ServerChecks.loads(group, assignment).values().stream()
+                .mapToInt(Integer::intValue).summaryStatistics();
+        assertThat(loads.getMax() - loads.getMin()).as("spread").isLessThanOrEqualTo(1);
+        assertThat(builder.work().searches).as("%s", builder.work()).isLessThanOrEqualTo(8);
     }
 
     /** Chains: member i reads topics i and i + 1, so balance travels along the chain; a member joins at one end. */
