@@ -415,18 +415,26 @@ final class SpreadNarrower {
     private boolean shiftCheapest(int member, long level, boolean top) {
         int bestCost = UNSEEN;
         long bestWeight = 0;
+        int bestEnd = -1;
+        boolean lastSearchIsBest = false;
         for (long w : weights) {
             int end = top ? searchDown(member, level, w) : searchUp(member, level, w);
-            if (end >= 0 && dist[end] < bestCost) {
+            lastSearchIsBest = end >= 0 && dist[end] < bestCost;
+            if (lastSearchIsBest) {
                 bestCost = dist[end];
                 bestWeight = w;
+                bestEnd = end;
             }
         }
         if (bestCost == UNSEEN) {
             return false;
         }
-        int end = top ? searchDown(member, level, bestWeight) : searchUp(member, level, bestWeight);
-        shiftPath(end, bestWeight, top);
+        if (!lastSearchIsBest) {
+            // The path is in the arrays of the last search only: search the best weight again
+            // (with units of one weight, the usual case, the one search is the best).
+            bestEnd = top ? searchDown(member, level, bestWeight) : searchUp(member, level, bestWeight);
+        }
+        shiftPath(bestEnd, bestWeight, top);
         return true;
     }
 
