@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * replaced) moved up to 5 partitions where {@code uniform} moved 1 at the same spread: most of
  * those shifts evened members in the middle. So:
  * <ol>
- *   <li><b>Even the free units</b> ({@link #shiftFreeOnce}): units placed this time (new, or of members
- *       that left) shift along any path that lowers the sum of squared loads. Moving them costs
- *       nothing, and the next steps start from the best they give.</li>
+ *   <li><b>Even the free units</b> ({@link #shiftFreeOnce}): units placed this time (new, or of
+ *       members that left) shift along any path that lowers the sum of squared loads, from a
+ *       level's members to lighter ones, as many paths per search as share no member. Moving them
+ *       costs nothing, and the next steps start from the best they give.</li>
  *   <li><b>Lower the top</b>: every member at the largest load L looks for the cheapest path to
  *       a member v with {@code load(v) + w < L} (each link: a member gives one unit of weight w of
  *       a class it shares with the next). If every member at L finds one, L falls; if one of them
