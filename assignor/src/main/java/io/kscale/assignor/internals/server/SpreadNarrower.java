@@ -491,10 +491,6 @@ final class SpreadNarrower {
     private int searchDown(int source, long level, long w) {
         ArrayDeque<Integer> queue = reset();
         start(queue, source);
-        return searchDown(queue, level, w);
-    }
-
-    private int searchDown(ArrayDeque<Integer> queue, long level, long w) {
         int best = -1;
         // Nobody is lighter than the lightest placeable member: once it is the best, the search is done.
         long lightest = load[byLoadDescending.last()];
