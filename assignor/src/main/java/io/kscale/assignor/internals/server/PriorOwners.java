@@ -62,7 +62,7 @@ final class PriorOwners {
 
     /** @return the prior owners from every member's target, read now */
     static PriorOwners of(GroupMembers members, SubscribedTopics topics, TaskUnits units) {
-        TargetReader reader = new TargetReader(topics, units);
+        TargetReader reader = TargetReader.counting(topics, units);
         int[] wholeUnits = new int[members.count()];
         for (int m = 0; m < members.count(); m++) {
             wholeUnits[m] = reader.read(m, members.currentTarget(m));
@@ -79,7 +79,7 @@ final class PriorOwners {
      *         {@link #readTarget} when placement needs it; no unit is pinned (every unit is one partition)
      */
     static PriorOwners onDemand(GroupMembers members, SubscribedTopics topics, TaskUnits units, TrustedTargets bySize) {
-        TargetReader reader = new TargetReader(topics, units);
+        TargetReader reader = TargetReader.onePartitionUnits(topics, units);
         return new PriorOwners(reader.prior, new boolean[units.count()], new int[members.count()], bySize, members,
                 reader);
     }
@@ -102,31 +102,50 @@ final class PriorOwners {
     /**
      * Reads the targets member by member, as {@code Map.forEach} hands them over (no entry
      * objects, unlike an entry set iterator over an unmodifiable map).
+     *
+     * <p>Two ways, one per way of taking the targets. {@link #counting} counts each unit's
+     * partitions per member and in all targets: a unit goes to the member holding most of it, and
+     * is pinned if some of it is in no target. {@link #onePartitionUnits}, for targets taken by
+     * size ({@link TrustedTargets}), where every unit is one partition and no partition is in two
+     * targets: a unit's prior owner is the member whose target names it, and nothing is counted,
+     * so only the prior owners are kept by unit (a member change of a million partitions reads a
+     * few members' targets and would otherwise clear five arrays of a million).
      */
     private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>>, IntConsumer {
         private final SubscribedTopics topics;
         private final TaskUnits units;
         final int[] prior;
+        /** By unit, while counting: the most partitions of it one member read holds. Null for one-partition units. */
         private final int[] best;
+        /** By unit, while counting: how many of its partitions the member being read holds. Null for one-partition units. */
         private final int[] count;
-        /** By unit: how many of its partitions the targets hold, all members together. */
+        /** By unit, while counting: how many of its partitions the targets hold, all members together. */
         final long[] inTargets;
-        private final int[] touched;
+        /** The units the member being read touches, each once; grown as needed when not counting. */
+        private int[] touched;
         private int member;
         /** The topic whose partitions {@link #accept(int)} is handed. */
         private int readingTopic;
         private int touchedCount;
         private boolean whole;
 
-        TargetReader(SubscribedTopics topics, TaskUnits units) {
+        private TargetReader(SubscribedTopics topics, TaskUnits units, boolean counting) {
             this.topics = topics;
             this.units = units;
             this.prior = new int[units.count()];
             Arrays.fill(prior, -1);
-            this.best = new int[units.count()];
-            this.count = new int[units.count()];
-            this.inTargets = new long[units.count()];
-            this.touched = new int[units.count()];
+            this.best = counting ? new int[units.count()] : null;
+            this.count = counting ? new int[units.count()] : null;
+            this.inTargets = counting ? new long[units.count()] : null;
+            this.touched = new int[counting ? units.count() : 16];
+        }
+
+        static TargetReader counting(SubscribedTopics topics, TaskUnits units) {
+            return new TargetReader(topics, units, true);
+        }
+
+        static TargetReader onePartitionUnits(SubscribedTopics topics, TaskUnits units) {
+            return new TargetReader(topics, units, false);
         }
 
         /** @return how many units the target holds, all entire, or -1 if it is not whole units */
@@ -135,6 +154,9 @@ final class PriorOwners {
             touchedCount = 0;
             whole = true;
             target.forEach(this);
+            if (count == null) {
+                return whole ? touchedCount : -1; // each touched unit is one partition, held entire
+            }
             for (int i = 0; i < touchedCount; i++) {
                 int u = touched[i];
                 if (count[u] > best[u]) {
@@ -174,7 +196,18 @@ final class PriorOwners {
             int u = units.unitOf(readingTopic, partition);
             if (u < 0) {
                 whole = false;
-            } else if (count[u]++ == 0) {
+            } else if (count != null) {
+                if (count[u]++ == 0) {
+                    touched[touchedCount++] = u;
+                }
+            } else {
+                // A set yields a partition once, and a unit is one partition: the unit is new to this target.
+                if (prior[u] < 0) {
+                    prior[u] = member; // as counting would: of equal holders, the first read
+                }
+                if (touchedCount == touched.length) {
+                    touched = Arrays.copyOf(touched, touchedCount * 2);
+                }
                 touched[touchedCount++] = u;
             }
         }

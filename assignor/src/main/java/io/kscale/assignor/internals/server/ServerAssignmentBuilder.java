@@ -135,7 +135,8 @@ public final class ServerAssignmentBuilder {
     private static GroupAssignment assemble(GroupMembers members, SubscribedTopics topics, TaskUnits units, int[] owner,
                                             Map<Uuid, int[]>[] held, boolean[] unchanged) {
         // The units of each member, ascending: a counting sort of units by owner.
-        // A unit of a target not read (UnitPlacer.NOT_READ) is in that member's target, handed back unchanged.
+        // A unit of a target not read (UnitPlacer.NOT_READ) is in that member's target, handed back unchanged,
+        // and is not sorted: on a member change of a large group, most units are such.
         int[] start = new int[members.count() + 1];
         for (int m : owner) {
             if (m >= 0) {
@@ -145,7 +146,7 @@ public final class ServerAssignmentBuilder {
         for (int m = 0; m < members.count(); m++) {
             start[m + 1] += start[m];
         }
-        int[] byMember = new int[owner.length];
+        int[] byMember = new int[start[members.count()]];
         int[] next = Arrays.copyOf(start, members.count());
         for (int u = 0; u < owner.length; u++) {
             if (owner[u] >= 0) {

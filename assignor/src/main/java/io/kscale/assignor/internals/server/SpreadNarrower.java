@@ -142,7 +142,7 @@ final class SpreadNarrower {
             if (pinned[u]) {
                 continue; // in its member's load, never in its holdings: no path moves it
             }
-            holding(owner[u], units.unitClass[u]).add(u, units.weight[u], isKept(u));
+            holding(owner[u], units.classOf(u)).add(u, units.weight[u], isKept(u));
             countFree(u, 1);
         }
         this.weights = distinctWeightsDescending(units, pinned);
@@ -709,7 +709,7 @@ final class SpreadNarrower {
     }
 
     private void move(int unit, int from, int to) {
-        int c = units.unitClass[unit];
+        int c = units.classOf(unit);
         long w = units.weight[unit];
         countFree(unit, -1);
         holding(from, c).remove(unit, w, isKept(unit));

@@ -28,35 +28,34 @@ final class TaskUnits {
     final int[] firstUnit;
     /** By unit: the number of partitions it holds. */
     final long[] weight;
-    /** By unit: its eligibility class. */
-    final int[] unitClass;
     /** By unit: its task group. */
     final int[] unitGroup;
-    /** By task group: its topics, ascending; its T; its first unit. */
+    /** By task group: its topics, ascending; its T; its first unit; its eligibility class. */
     final int[][] groupTopics;
     final int[] groupTaskCount;
     final int[] groupFirstUnit;
+    private final int[] groupClass;
     /** By class: its members, ascending. */
     final int[][] classMembers;
     private final SubscribedTopics topics;
 
-    private TaskUnits(SubscribedTopics topics, int[] firstUnit, long[] weight, int[] unitClass, int[] unitGroup,
-                      int[][] groupTopics, int[] groupTaskCount, int[] groupFirstUnit, int[][] classMembers) {
+    private TaskUnits(SubscribedTopics topics, int[] firstUnit, long[] weight, int[] unitGroup, int[][] groupTopics,
+                      int[] groupTaskCount, int[] groupFirstUnit, int[] groupClass, int[][] classMembers) {
         this.topics = topics;
         this.firstUnit = firstUnit;
         this.weight = weight;
-        this.unitClass = unitClass;
         this.unitGroup = unitGroup;
         this.groupTopics = groupTopics;
         this.groupTaskCount = groupTaskCount;
         this.groupFirstUnit = groupFirstUnit;
+        this.groupClass = groupClass;
         this.classMembers = classMembers;
     }
 
     static TaskUnits of(SubscribedTopics topics) {
         // Topics with the same readers (distinct subscriptions that name them) have the same subscribers.
         Map<IntsKey, Integer> classes = new LinkedHashMap<>();
-        int[] classOf = new int[topics.count()];
+        int[] topicClass = new int[topics.count()];
         List<Integer> firstTopicOfClass = new ArrayList<>();
         Map<List<Object>, List<Integer>> groups = new LinkedHashMap<>();
         for (int t = 0; t < topics.count(); t++) {
@@ -68,7 +67,7 @@ final class TaskUnits {
                 firstTopicOfClass.add(topic);
                 return classes.size();
             });
-            classOf[t] = c;
+            topicClass[t] = c;
             groups.computeIfAbsent(List.of(topics.taskCounts[t], c), key -> new ArrayList<>()).add(t);
         }
         int[][] classMembers = new int[classes.size()][];
@@ -81,12 +80,14 @@ final class TaskUnits {
         int[][] groupTopics = new int[groups.size()][];
         int[] groupTaskCount = new int[groups.size()];
         int[] groupFirstUnit = new int[groups.size()];
+        int[] groupClass = new int[groups.size()];
         long units = 0;
         int g = 0;
         for (Map.Entry<List<Object>, List<Integer>> group : groups.entrySet()) {
             groupTopics[g] = group.getValue().stream().mapToInt(Integer::intValue).toArray();
             groupTaskCount[g] = (Integer) group.getKey().get(0);
             groupFirstUnit[g] = (int) units;
+            groupClass[g] = topicClass[groupTopics[g][0]];
             int widest = 0;
             for (int t : groupTopics[g]) {
                 widest = Math.max(widest, topics.partitions[t]);
@@ -100,12 +101,10 @@ final class TaskUnits {
             throw new IllegalStateException("too many units: " + units);
         }
         long[] weight = new long[(int) units];
-        int[] unitClass = new int[(int) units];
         int[] unitGroup = new int[(int) units];
         for (g = 0; g < groupTopics.length; g++) {
             int end = g + 1 < groupTopics.length ? groupFirstUnit[g + 1] : (int) units;
             int taskCount = groupTaskCount[g];
-            int c = classOf[groupTopics[g][0]];
             // Task k < T holds n / T partitions of a topic of n, one more if k < n % T: add the
             // whole parts, and the remainders' ones as a running sum (no division per unit and topic).
             long whole = 0;
@@ -124,12 +123,11 @@ final class TaskUnits {
             for (int u = groupFirstUnit[g]; u < end; u++) {
                 ones += weight[u];
                 weight[u] = whole + ones;
-                unitClass[u] = c;
                 unitGroup[u] = g;
             }
         }
-        return new TaskUnits(topics, firstUnit, weight, unitClass, unitGroup, groupTopics, groupTaskCount,
-                groupFirstUnit, classMembers);
+        return new TaskUnits(topics, firstUnit, weight, unitGroup, groupTopics, groupTaskCount, groupFirstUnit,
+                groupClass, classMembers);
     }
 
     int count() {
@@ -138,6 +136,11 @@ final class TaskUnits {
 
     int classCount() {
         return classMembers.length;
+    }
+
+    /** @return the unit's eligibility class (that of its task group: a million units share a few) */
+    int classOf(int unit) {
+        return groupClass[unitGroup[unit]];
     }
 
     /** @return the unit of a partition of a topic, or -1 if the topic has no units or the partition does not exist */

@@ -166,7 +166,7 @@ final class UnitPlacer {
         }
         int[] counts = new int[units.classCount()];
         for (int u : unowned) {
-            counts[units.unitClass[u]]++;
+            counts[units.classOf(u)]++;
         }
         int[][] byClass = new int[counts.length][];
         for (int c = 0; c < counts.length; c++) {
@@ -174,7 +174,7 @@ final class UnitPlacer {
         }
         int[] next = new int[counts.length];
         for (int u : unowned) {
-            int c = units.unitClass[u];
+            int c = units.classOf(u);
             byClass[c][next[c]++] = u;
         }
         return byClass;
