@@ -113,6 +113,7 @@ final class PriorOwners {
      */
     private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>>, IntConsumer {
         private final SubscribedTopics topics;
+        private final SubscribedTopics.Subscriptions subscriptions;
         private final TaskUnits units;
         final int[] prior;
         /** By unit, while counting: the most partitions of it one member read holds. Null for one-partition units. */
@@ -131,6 +132,7 @@ final class PriorOwners {
 
         private TargetReader(SubscribedTopics topics, TaskUnits units, boolean counting) {
             this.topics = topics;
+            this.subscriptions = topics.subscriptions();
             this.units = units;
             this.prior = new int[units.count()];
             Arrays.fill(prior, -1);
@@ -180,7 +182,7 @@ final class PriorOwners {
         @Override
         public void accept(Uuid topic, Set<Integer> partitions) {
             int t = topics.indexOf(topic);
-            if (t < 0 || topics.isHeld(t) || partitions == null || !topics.subscribes(member, t)) {
+            if (t < 0 || topics.isHeld(t) || partitions == null || !subscriptions.subscribes(member, t)) {
                 whole = false;
                 return;
             }

@@ -41,16 +41,19 @@ final class SubscribedTopics {
     private final int[] subscriptionOf;
     /** By distinct subscription: the members that have it, ascending. */
     private final int[][] membersOf;
+    /** By distinct subscription: its topics (of these, the describer knows them), each once. */
+    private final int[][] topicsOf;
     private final Map<Uuid, Integer> index;
 
     private SubscribedTopics(Uuid[] ids, int[] partitions, int[] taskCounts, int[][] readers, int[] subscriptionOf,
-                             int[][] membersOf) {
+                             int[][] membersOf, int[][] topicsOf) {
         this.ids = ids;
         this.partitions = partitions;
         this.taskCounts = taskCounts;
         this.readers = readers;
         this.subscriptionOf = subscriptionOf;
         this.membersOf = membersOf;
+        this.topicsOf = topicsOf;
         this.index = new HashMap<>(ids.length * 2);
         for (int t = 0; t < ids.length; t++) {
             index.put(ids[t], t);
@@ -89,7 +92,24 @@ final class SubscribedTopics {
         }
         return new SubscribedTopics(Arrays.copyOf(ids, n), Arrays.copyOf(partitions, n),
                 Arrays.copyOf(taskCounts, n), readers(distinct, indexOfSeen, n), subscriptionOf,
-                membersOf(subscriptionOf, distinct.size()));
+                membersOf(subscriptionOf, distinct.size()), topicsOf(distinct, indexOfSeen));
+    }
+
+    /** @return each distinct subscription's topics as indexes here, those the describer does not know left out */
+    private static int[][] topicsOf(List<int[]> distinct, int[] indexOfSeen) {
+        int[][] topicsOf = new int[distinct.size()][];
+        for (int d = 0; d < topicsOf.length; d++) {
+            int[] seen = distinct.get(d);
+            int[] topics = new int[seen.length];
+            int n = 0;
+            for (int s : seen) {
+                if (indexOfSeen[s] >= 0) {
+                    topics[n++] = indexOfSeen[s];
+                }
+            }
+            topicsOf[d] = n == topics.length ? topics : Arrays.copyOf(topics, n);
+        }
+        return topicsOf;
     }
 
     /**
@@ -250,9 +270,34 @@ final class SubscribedTopics {
         return membersOf;
     }
 
-    /** @return whether the member subscribes to the topic */
-    boolean subscribes(int member, int topic) {
-        return Arrays.binarySearch(readers[topic], subscriptionOf[member]) >= 0;
+    /** @return a fresh {@link Subscriptions}, for reading the members' targets one member at a time */
+    Subscriptions subscriptions() {
+        return new Subscriptions();
+    }
+
+    /**
+     * Whether a member subscribes to a topic, asked entry by entry while its target is read: the
+     * member's topics are marked once (as many steps as it reads topics, none when the member
+     * read before has the same subscription), then each answer is one array read. A binary
+     * search of the topic's readers per entry cost a quarter of a call on a million partitions
+     * read by 2,000 members in as many subscriptions. Not thread-safe: one per reader.
+     */
+    final class Subscriptions {
+        /** By topic: 1 + the distinct subscription that marked it last. */
+        private final int[] markedBy = new int[ids.length];
+        private int marked = -1;
+
+        boolean subscribes(int member, int topic) {
+            int d = subscriptionOf[member];
+            if (d != marked) {
+                // A topic outside d is never marked d + 1, so the stale marks of others cannot answer for d.
+                for (int t : topicsOf[d]) {
+                    markedBy[t] = d + 1;
+                }
+                marked = d;
+            }
+            return markedBy[topic] == d + 1;
+        }
     }
 
     /** @return the members that subscribe to the topic, ascending */

@@ -115,19 +115,21 @@ final class TrustedTargets {
     /** Adds up one member's target by size, and notes an entry that a full read would not use whole. */
     private static final class SizeReader implements BiConsumer<Uuid, Set<Integer>> {
         private final SubscribedTopics topics;
+        private final SubscribedTopics.Subscriptions subscriptions;
         int member;
         long total;
         boolean usable = true;
 
         SizeReader(SubscribedTopics topics) {
             this.topics = topics;
+            this.subscriptions = topics.subscriptions();
         }
 
         @Override
         public void accept(Uuid topic, Set<Integer> partitions) {
             int t = topics.indexOf(topic);
             int n = partitions == null ? 0 : partitions.size();
-            if (t < 0 || n <= 0 || !topics.subscribes(member, t)) {
+            if (t < 0 || n <= 0 || !subscriptions.subscribes(member, t)) {
                 usable = false;
             }
             total += n;

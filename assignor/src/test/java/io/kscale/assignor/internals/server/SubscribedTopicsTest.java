@@ -48,7 +48,13 @@ class SubscribedTopicsTest {
         assertThat(topics.readers[index(topics, A)]).as("m0 and m1 read the same topics").hasSize(2);
         assertThat(topics.subscribers(index(topics, A))).containsExactly(0, 1, 2);
         assertThat(topics.subscribers(index(topics, C))).containsExactly(2);
-        assertThat(topics.subscribes(2, index(topics, B))).isFalse();
+        SubscribedTopics.Subscriptions subscriptions = topics.subscriptions();
+        assertThat(subscriptions.subscribes(2, index(topics, B))).isFalse();
+        assertThat(subscriptions.subscribes(2, index(topics, C))).isTrue();
+        assertThat(subscriptions.subscribes(0, index(topics, B))).as("m0, after m2").isTrue();
+        assertThat(subscriptions.subscribes(0, index(topics, C))).isFalse();
+        assertThat(subscriptions.subscribes(2, index(topics, B))).as("m2 again, after m0").isFalse();
+        assertThat(subscriptions.subscribes(2, index(topics, A))).isTrue();
     }
 
     @Test
