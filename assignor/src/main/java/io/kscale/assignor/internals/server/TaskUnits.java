@@ -138,7 +138,7 @@ final class TaskUnits {
         return classMembers.length;
     }
 
-    /** @return the unit's eligibility class (that of its task group: a million units share a few) */
+    /** @return the unit's eligibility class: its task group's, so that no array by unit holds it */
     int classOf(int unit) {
         return groupClass[unitGroup[unit]];
     }
