@@ -109,7 +109,7 @@ final class PriorOwners {
      * size ({@link TrustedTargets}), where every unit is one partition and no partition is in two
      * targets: a unit's prior owner is the member whose target names it, and nothing is counted,
      * so only the prior owners are kept by unit (a member change of a million partitions reads a
-     * few members' targets and would otherwise clear five arrays of a million).
+     * few members' targets and would otherwise clear four more arrays of a million).
      */
     private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>>, IntConsumer {
         private final SubscribedTopics topics;

@@ -66,10 +66,11 @@ class ServerAssignmentMemoryTest {
      * On a member change of a large group, the targets are taken by size and only the members
      * that gain a unit are read ({@link TrustedTargets}), so what a call allocates per unit is its
      * few unit-sized arrays: the units' weights and task groups, their prior owners and owners,
-     * and four flags (about 25 bytes), plus the gainers' new assignments. Reading a target for its
-     * prior owners once cleared five unit-sized arrays (24 bytes a unit), needed only where every
-     * target is read and counted, and the assembly sorted every unit, not only the placed ones:
-     * about 24 bytes a unit more. 200,000 partitions of one topic on 2,000 members, one leaves.
+     * and three flags (about 23 bytes), plus the gainers' new assignments. Reading a target for its
+     * prior owners once also filled four more unit-sized arrays (20 bytes a unit), needed only
+     * where every target is read and counted; the assembly sorted every unit, not only the placed
+     * ones, and each unit's class had an array of its own: 28 bytes a unit more in all. 200,000
+     * partitions of one topic on 2,000 members, one leaves.
      * The bound, 52 bytes a unit, includes about 16 of the test spec's own: it boxes each partition
      * number it is asked about, as the coordinator's index of the targets does. The call allocated
      * 42 bytes a unit when this was written, 70 before.
