@@ -37,10 +37,14 @@ final class CurrentTargets {
     @SuppressWarnings("unchecked")
     static Map<Uuid, int[]>[] kept(GroupMembers members, ToIntFunction<Uuid> partitionCount) {
         Map<Uuid, int[]>[] kept = new Map[members.count()];
+        // By topic: the partitions a member before kept, and the count (<= 0: not kept here).
+        // One bit set per topic, not one per member and topic: a member's own bits would reach
+        // its highest partition, members x partitions / 8 bytes for a topic spread over them.
         Map<Uuid, BitSet> claimed = new HashMap<>();
         Map<Uuid, Integer> counts = new HashMap<>();
+        int[] mine = new int[16];
         for (int m = 0; m < members.count(); m++) {
-            kept[m] = new HashMap<>();
+            Map<Uuid, int[]> keeps = Map.of();
             for (Map.Entry<Uuid, Set<Integer>> topic : members.currentTarget(m).entrySet()) {
                 Uuid id = topic.getKey();
                 Set<Integer> partitions = topic.getValue();
@@ -51,18 +55,27 @@ final class CurrentTargets {
                 if (n <= 0) {
                     continue;
                 }
-                BitSet taken = claimed.computeIfAbsent(id, x -> new BitSet());
-                BitSet mine = new BitSet();
+                BitSet taken = claimed.computeIfAbsent(id, x -> new BitSet(n));
+                int k = 0;
                 for (Integer p : partitions) {
                     if (p != null && p >= 0 && p < n && !taken.get(p)) {
-                        mine.set(p);
+                        taken.set(p);
+                        if (k == mine.length) {
+                            mine = Arrays.copyOf(mine, Math.min(n, 2 * k)); // distinct partitions below n: at most n
+                        }
+                        mine[k++] = p;
                     }
                 }
-                if (!mine.isEmpty()) {
-                    taken.or(mine);
-                    kept[m].put(id, mine.stream().toArray());
+                if (k > 0) {
+                    int[] ascending = Arrays.copyOf(mine, k);
+                    Arrays.sort(ascending);
+                    if (keeps.isEmpty()) {
+                        keeps = new HashMap<>();
+                    }
+                    keeps.put(id, ascending);
                 }
             }
+            kept[m] = keeps;
         }
         return kept;
     }
