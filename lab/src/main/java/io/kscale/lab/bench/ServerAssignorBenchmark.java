@@ -1,12 +1,16 @@
 package io.kscale.lab.bench;
 
+import io.kscale.assignor.KeyPreservingServerAssignor;
+import io.kscale.assignor.KeyPreservingServerAssignorConfig;
+import io.kscale.assignor.internals.server.NeverLoadedTaskCountStore;
 import io.kscale.assignor.internals.server.ServerAssignmentBuilder;
 import io.kscale.assignor.internals.server.ServerAssignorMetrics;
+import io.kscale.assignor.internals.server.ServerAssignorState;
 import io.kscale.assignor.internals.server.TaskCount;
 import io.kscale.assignor.internals.server.TaskCountLog;
 import io.kscale.assignor.internals.server.TaskCountStore;
+import java.lang.reflect.Constructor;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,14 +22,17 @@ import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
-import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
-import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
+import org.apache.kafka.coordinator.group.modern.Assignment;
+import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
+import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -41,9 +48,12 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Cost of one broker-side {@code assign(GroupSpec, SubscribedTopicDescriber)}: kscale's
- * key-preserving assignment ({@link ServerAssignmentBuilder}, the body of
- * {@code KeyPreservingServerAssignor.assign}, with an in-memory task count store that knows
- * every topic) beside Kafka's {@link UniformAssignor}, in-process.
+ * {@link KeyPreservingServerAssignor}, through its public {@code assign()}, beside Kafka's
+ * {@link UniformAssignor}, in-process, both given the coordinator's own {@link GroupSpecImpl}.
+ * kscale's task count store is an in-memory one that knows every topic, or with
+ * {@code -Dkscale.bench.store.bootstrap=<host:port>} (in {@code -jvmArgs}) its real store on that
+ * cluster, the assignor configured as a broker configures it. {@code kscale-builder} times the
+ * builder that {@code assign()} calls ({@link ServerAssignmentBuilder}) alone, with the in-memory store.
  *
  * <p>{@code size} is {@code <partitions>x<members>}; {@code shape}:
  * <ul>
@@ -86,7 +96,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3)
 public class ServerAssignorBenchmark {
 
-    /** {@code kscale} or {@code uniform} (Kafka's). */
+    /**
+     * {@code kscale}: {@code KeyPreservingServerAssignor.assign()}, its public entry;
+     * {@code kscale-builder}: the builder that entry calls, alone; {@code kscale-held}: the public
+     * entry while its store has not loaded (every topic held: members keep their targets, no
+     * partition moves), on the targets of a loaded store; {@code uniform}: Kafka's.
+     */
     @Param({"kscale", "uniform"})
     public String assignor;
 
@@ -101,6 +116,12 @@ public class ServerAssignorBenchmark {
     @Param({"none"})
     public String racks;
 
+    /**
+     * A system property: the bootstrap servers of a cluster on which {@code kscale}'s task count
+     * store runs ({@code ./kscale-lab cluster --brokers 1} prints them); unset, an in-memory store.
+     */
+    static final String STORE_BOOTSTRAP_PROPERTY = "kscale.bench.store.bootstrap";
+
     /** {@code mixed}: the topics of {@code topics}, each member reading a seeded quarter of them. */
     static final String MIXED = "mixed";
     private static final long MIXED_SEED = 20261202L;
@@ -109,7 +130,9 @@ public class ServerAssignorBenchmark {
     public String change;
 
     private Group group;
+    private GroupSpec spec;
     private UniformAssignor uniform;
+    private KeyPreservingServerAssignor kscale;
     private TaskCountStore store;
 
     @Setup(Level.Trial)
@@ -138,6 +161,14 @@ public class ServerAssignorBenchmark {
         uniform = new UniformAssignor();
         store = new KnownStore();
         long expected = partitions;
+        spec = group.spec();
+        String bootstrap = System.getProperty(STORE_BOOTSTRAP_PROPERTY, "");
+        if (assignor.equals("kscale") && !bootstrap.isEmpty()) {
+            kscale = onCluster(bootstrap);
+            awaitEveryTopicKnown(partitions);
+        } else if (assignor.startsWith("kscale")) {
+            kscale = withStore(store); // kscale-held too: its targets are those of a loaded store
+        }
         if (!change.equals("fresh")) {
             GroupAssignment fresh = assign();
             fresh.members().forEach((member, assigned) -> group.members.put(member, boxed(assigned.partitions())));
@@ -156,11 +187,13 @@ public class ServerAssignorBenchmark {
                 default:
                     throw new IllegalArgumentException("change must be fresh, join, leave or grow, got " + change);
             }
-            group.owners = null; // the targets changed: the inverted index is rebuilt on first use
         }
-        GroupAssignment check = assign();
-        long assigned = check.members().values().stream()
-                .mapToLong(a -> a.partitions().values().stream().mapToLong(Set::size).sum()).sum();
+        spec = group.spec();
+        if (assignor.equals("kscale-held")) {
+            kscale = withStore(new NeverLoadedTaskCountStore());
+            expected = group.members.values().stream().flatMap(target -> target.values().stream()).mapToLong(Set::size).sum();
+        }
+        long assigned = assignedCount(assign());
         if (assigned != expected) {
             throw new IllegalStateException(assignor + " assigned " + assigned + " of " + expected + " partitions");
         }
@@ -185,11 +218,72 @@ public class ServerAssignorBenchmark {
     /** @return the assignment */
     @Benchmark
     public GroupAssignment assign() {
-        if (assignor.equals("uniform")) {
-            return uniform.assign(group, group);
+        switch (assignor) {
+            case "uniform":
+                return uniform.assign(spec, group);
+            case "kscale":
+            case "kscale-held":
+                return kscale.assign(spec, group);
+            default:
+                return new ServerAssignmentBuilder(spec, group, store, new TaskCountLog(), new ServerAssignorMetrics(() -> 0))
+                        .build();
         }
-        return new ServerAssignmentBuilder(group, group, store, new TaskCountLog(), new ServerAssignorMetrics(() -> 0))
-                .build();
+    }
+
+    /**
+     * @return kscale's broker-side assignor, configured as a broker configures it, its task count
+     *         store on the cluster at {@code bootstrap}
+     */
+    private static KeyPreservingServerAssignor onCluster(String bootstrap) {
+        KeyPreservingServerAssignor assignor = new KeyPreservingServerAssignor();
+        // process.roles: a broker's settings, on which the assignor starts its store at once. A
+        // store topic per trial: the shapes reuse topic ids with other partition counts, and a
+        // stored T is kept forever, so a shared store would give one shape another's T.
+        assignor.configure(Map.of("process.roles", "broker",
+                KeyPreservingServerAssignorConfig.STORE_BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                KeyPreservingServerAssignorConfig.STORE_TOPIC_CONFIG, "kscale-bench-task-counts-" + Uuid.randomUuid()));
+        return assignor;
+    }
+
+    /** @return kscale's broker-side assignor with {@code store}, given through the constructor its own tests use */
+    private static KeyPreservingServerAssignor withStore(TaskCountStore store) {
+        try {
+            Constructor<KeyPreservingServerAssignor> seam = KeyPreservingServerAssignor.class.getDeclaredConstructor(
+                    BiFunction.class, boolean.class, ServerAssignorState.class, LongSupplier.class);
+            seam.setAccessible(true);
+            BiFunction<Map<String, ?>, KeyPreservingServerAssignorConfig, TaskCountStore> given = (configs, settings) -> store;
+            KeyPreservingServerAssignor assignor = seam.newInstance(given, false, ServerAssignorState.detached(),
+                    (LongSupplier) System::nanoTime);
+            assignor.configure(Map.of());
+            return assignor;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("KeyPreservingServerAssignor's constructor for tests changed", e);
+        }
+    }
+
+    /**
+     * Waits until the assignor assigns every one of {@code partitions}: with its store on a cluster,
+     * a topic is held (left unassigned) until its T is stored there, which the first calls propose.
+     */
+    private void awaitEveryTopicKnown(long partitions) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (assignedCount(assign()) != partitions) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the task count store at " + System.getProperty(STORE_BOOTSTRAP_PROPERTY)
+                        + " did not know every topic within 60 s");
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static long assignedCount(GroupAssignment assignment) {
+        return assignment.members().values().stream()
+                .mapToLong(a -> a.partitions().values().stream().mapToLong(Set::size).sum()).sum();
     }
 
     /** Every topic's T is its partition count, known (the steady state of a loaded store). */
@@ -211,23 +305,24 @@ public class ServerAssignorBenchmark {
         }
     }
 
-    /** The group as the coordinator describes it: members with targets, and topics. */
-    private static final class Group implements GroupSpec, SubscribedTopicDescriber {
+    /**
+     * The group as the coordinator describes it: members with targets, and topics. The
+     * {@link GroupSpec} is the coordinator's own ({@link GroupSpecImpl}, one
+     * {@link MemberSubscriptionAndAssignmentImpl} per member and the inverted index of the targets,
+     * made once per change as the coordinator makes them), so that both assignors read the group
+     * through the calls and the objects they get on a broker.
+     */
+    private static final class Group implements SubscribedTopicDescriber {
         /** The racks' names, made once as a broker holds them (member i in rack i % racks). */
         private static final String[] RACK_NAMES = {"rack-0", "rack-1", "rack-2"};
         /** By member id, its target; a hash map, as the coordinator keeps members (no order of ids). */
         final Map<String, Map<Uuid, Set<Integer>>> members = new HashMap<>();
         final Map<Uuid, Integer> partitions = new HashMap<>();
-        /**
-         * By member: the topics it reads, a set of its own per member, as the coordinator hands
-         * them over (made on first use: every topic, unless {@link #subscribeQuarters} set them).
-         */
+        /** By member: the topics it reads, if {@link #subscribeQuarters} set them; else every topic. */
         private final Map<String, Set<Uuid>> subscriptions = new HashMap<>();
         private boolean heterogeneous;
-        private Map<Uuid, Map<Integer, String>> owners;
         /** Racks of the members (member i in rack i % racks) and of the partitions (2 each); 0: none. */
         private final int racks;
-        private final Map<String, Optional<String>> memberRacks = new HashMap<>();
 
         Group(int racks) {
             this.racks = racks;
@@ -254,61 +349,23 @@ public class ServerAssignorBenchmark {
             }
         }
 
-        @Override
-        public Collection<String> memberIds() {
-            return members.keySet();
-        }
-
-        @Override
-        public SubscriptionType subscriptionType() {
-            return heterogeneous ? SubscriptionType.HETEROGENEOUS : SubscriptionType.HOMOGENEOUS;
-        }
-
-        @Override
-        public boolean isPartitionAssigned(Uuid topicId, int partitionId) {
-            if (owners == null) {
-                Map<Uuid, Map<Integer, String>> byTopic = new HashMap<>();
-                members.forEach((member, target) -> target.forEach((topic, ps) -> ps.forEach(p ->
-                        byTopic.computeIfAbsent(topic, t -> new HashMap<>()).put(p, member))));
-                owners = byTopic;
-            }
-            Map<Integer, String> byPartition = owners.get(topicId);
-            return byPartition != null && byPartition.containsKey(partitionId);
-        }
-
-        @Override
-        public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
-            return true;
-        }
-
-        @Override
-        public MemberSubscription memberSubscription(String memberId) {
-            Set<Uuid> topics = subscriptions.computeIfAbsent(memberId,
-                    id -> Collections.unmodifiableSet(new HashSet<>(partitions.keySet())));
-            Optional<String> rack = racks == 0 ? Optional.empty()
-                    : memberRacks.computeIfAbsent(memberId, id -> Optional.of(RACK_NAMES[Integer.parseInt(id.substring(1)) % racks]));
-            return new MemberSubscription() {
-                @Override
-                public Optional<String> rackId() {
-                    return rack;
-                }
-
-                @Override
-                public Optional<String> instanceId() {
-                    return Optional.empty();
-                }
-
-                @Override
-                public Set<Uuid> subscribedTopicIds() {
-                    return topics;
-                }
-            };
-        }
-
-        @Override
-        public MemberAssignment memberAssignment(String memberId) {
-            Map<Uuid, Set<Integer>> target = members.getOrDefault(memberId, Collections.emptyMap());
-            return () -> target;
+        /**
+         * @return the group as the coordinator hands it to an assignor: every member's subscription
+         *         a set of its own (as each member's heartbeat brings one), its target as it is, and
+         *         the partitions' owners by topic
+         */
+        GroupSpec spec() {
+            Map<String, MemberSubscriptionAndAssignmentImpl> specs = new HashMap<>();
+            Map<Uuid, Map<Integer, String>> owners = new HashMap<>();
+            members.forEach((member, target) -> {
+                Set<Uuid> topics = subscriptions.containsKey(member) ? subscriptions.get(member)
+                        : Collections.unmodifiableSet(new HashSet<>(partitions.keySet()));
+                Optional<String> rack = racks == 0 ? Optional.empty()
+                        : Optional.of(RACK_NAMES[Integer.parseInt(member.substring(1)) % racks]);
+                specs.put(member, new MemberSubscriptionAndAssignmentImpl(rack, Optional.empty(), topics, new Assignment(target)));
+                target.forEach((topic, ps) -> ps.forEach(p -> owners.computeIfAbsent(topic, t -> new HashMap<>()).put(p, member)));
+            });
+            return new GroupSpecImpl(specs, heterogeneous ? SubscriptionType.HETEROGENEOUS : SubscriptionType.HOMOGENEOUS, owners);
         }
 
         @Override
