@@ -36,6 +36,33 @@ class GroupMembersTest {
     }
 
     @Test
+    void shouldOrderThousandsOfIdsOfEverySignOfHashCodeByHashCodeThenId() {
+        // Consumer-style ids (client id, a dash and a UUID) have hash codes of both signs; the
+        // colliding pairs built from "Aa" and "BB" have equal ones.
+        SplittableRandom random = new SplittableRandom(20261207L);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 3_000; i++) {
+            ids.add("consumer-" + random.nextInt(50) + "-" + new Uuid(random.nextLong(), random.nextLong()));
+        }
+        for (String a : List.of("Aa", "BB")) {
+            for (String b : List.of("Aa", "BB")) {
+                for (String c : List.of("Aa", "BB")) {
+                    ids.add("x" + a + b + c);
+                }
+            }
+        }
+        TestGroup group = new TestGroup().topic(ORDERS, 4);
+        ids.forEach(id -> group.member(id, ORDERS));
+        String[] expected = ids.stream()
+                .sorted((a, b) -> a.hashCode() != b.hashCode() ? Integer.compare(a.hashCode(), b.hashCode()) : a.compareTo(b))
+                .toArray(String[]::new);
+        assertThat(ids.stream().filter(id -> id.hashCode() < 0).count()).as("ids of negative hash code").isGreaterThan(1_000);
+        Collections.shuffle(ids, new Random(random.nextLong()));
+
+        assertThat(new GroupMembers(listing(group, ids)).ids).containsExactly(expected);
+    }
+
+    @Test
     void shouldDropNullAndRepeatedIds() {
         TestGroup group = new TestGroup().topic(ORDERS, 4).member("Aa", ORDERS).member("BB", ORDERS).member("x", ORDERS);
         List<String> listed = Arrays.asList("BB", null, "x", "Aa", "BB", "x", null, "Aa");
