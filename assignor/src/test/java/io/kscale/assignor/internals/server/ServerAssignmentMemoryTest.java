@@ -34,6 +34,9 @@ class ServerAssignmentMemoryTest {
     private static final long BYTES_PER_ELEMENT = 1_024;
     private static final int MEMBERS = 50_000;
     private static final int PARTITIONS = 100;
+    /** The member changes' group: one topic of this many partitions, on {@link #LARGE_MEMBERS} members. */
+    private static final int LARGE_PARTITIONS = 200_000;
+    private static final int LARGE_MEMBERS = 2_000;
 
     @Test
     void shouldAllocateBySubscriptionContentNotByEachMembersOwnEqualSet() {
@@ -77,34 +80,16 @@ class ServerAssignmentMemoryTest {
      */
     @Test
     void shouldAllocateAFewArraysPerUnitOnAMemberChange() {
-        int partitions = 200_000;
-        int members = 2_000;
         Uuid topic = new Uuid(9, 10);
-        TestGroup group = new TestGroup().topic(topic, partitions);
-        for (int m = 0; m < members; m++) {
-            group.member(String.format("m%04d", m), List.of(topic));
-        }
+        TestGroup group = oneTopic(topic, LARGE_PARTITIONS, LARGE_MEMBERS);
         InMemoryTaskCountStore store = new InMemoryTaskCountStore();
-        GroupAssignment fresh = build(group.spec(), group.describer(), store);
-        for (String member : new ArrayList<>(group.members())) {
-            Map<Uuid, Set<Integer>> boxed = new HashMap<>(); // as the coordinator hands targets over
-            fresh.members().get(member).partitions().forEach((t, ps) -> boxed.put(t, new HashSet<>(ps)));
-            group.target(member, Collections.unmodifiableMap(boxed));
-        }
+        targetsFrom(build(group.spec(), group.describer(), store), group);
         group.leave("m1000");
-        GroupSpec spec = group.spec();
-        SubscribedTopicDescriber describer = group.describer();
-        build(spec, describer, store); // warm, outside the count
+        Measured call = measure(group.spec(), group.describer(), store);
 
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long thread = Thread.currentThread().getId();
-        long before = threads.getThreadAllocatedBytes(thread);
-        GroupAssignment assignment = build(spec, describer, store);
-        long allocated = threads.getThreadAllocatedBytes(thread) - before;
-
-        assertThat(ServerChecks.loads(group, assignment).values().stream().mapToInt(Integer::intValue).sum())
-                .isEqualTo(partitions);
-        assertThat(allocated / (double) partitions).as("bytes allocated per unit by a member change, %,d in all", allocated)
+        assertThat(ServerChecks.loads(group, call.assignment).values().stream().mapToInt(Integer::intValue).sum())
+                .isEqualTo(LARGE_PARTITIONS);
+        assertThat(call.allocated / (double) LARGE_PARTITIONS).as("bytes allocated per unit by a member change, %,d in all", call.allocated)
                 .isLessThanOrEqualTo(52);
     }
 
@@ -118,37 +103,59 @@ class ServerAssignmentMemoryTest {
      */
     @Test
     void shouldAllocateAboutTheTargetsWhileEveryTopicIsHeld() {
-        int partitions = 200_000;
-        int members = 2_000;
         Uuid topic = new Uuid(9, 11);
+        TestGroup group = oneTopic(topic, LARGE_PARTITIONS, LARGE_MEMBERS);
+        GroupAssignment fresh = build(group.spec(), group.describer());
+        targetsFrom(fresh, group);
+        group.leave("m1000");
+        Measured call = measure(group.spec(), group.describer(), new NeverLoadedTaskCountStore());
+
+        long leaversShare = fresh.members().get("m1000").partitions().get(topic).size();
+        assertThat(ServerChecks.loads(group, call.assignment).values().stream().mapToInt(Integer::intValue).sum())
+                .as("every member keeps its target; the leaver's partitions stay unassigned")
+                .isEqualTo(LARGE_PARTITIONS - leaversShare);
+        assertThat(call.allocated / (double) LARGE_PARTITIONS).as("bytes allocated per partition, every topic held, %,d in all",
+                call.allocated)
+                .isLessThanOrEqualTo(24);
+    }
+
+    /** One build, and the bytes this thread allocated in it. */
+    private static final class Measured {
+        final GroupAssignment assignment;
+        final long allocated;
+
+        Measured(GroupAssignment assignment, long allocated) {
+            this.assignment = assignment;
+            this.allocated = allocated;
+        }
+    }
+
+    /** @return the second of two builds (the first warms, outside the count), and what it allocated */
+    private static Measured measure(GroupSpec spec, SubscribedTopicDescriber describer, TaskCountStore store) {
+        build(spec, describer, store);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(thread);
+        GroupAssignment assignment = build(spec, describer, store);
+        return new Measured(assignment, threads.getThreadAllocatedBytes(thread) - before);
+    }
+
+    /** @return a group of {@code members} members ("m0000", ...) reading one topic of {@code partitions} */
+    private static TestGroup oneTopic(Uuid topic, int partitions, int members) {
         TestGroup group = new TestGroup().topic(topic, partitions);
         for (int m = 0; m < members; m++) {
             group.member(String.format("m%04d", m), List.of(topic));
         }
-        GroupAssignment fresh = build(group.spec(), group.describer());
+        return group;
+    }
+
+    /** Makes each member's part of {@code assignment} its target, as the coordinator hands targets over: boxed sets. */
+    private static void targetsFrom(GroupAssignment assignment, TestGroup group) {
         for (String member : new ArrayList<>(group.members())) {
             Map<Uuid, Set<Integer>> boxed = new HashMap<>();
-            fresh.members().get(member).partitions().forEach((t, ps) -> boxed.put(t, new HashSet<>(ps)));
+            assignment.members().get(member).partitions().forEach((t, ps) -> boxed.put(t, new HashSet<>(ps)));
             group.target(member, Collections.unmodifiableMap(boxed));
         }
-        group.leave("m1000");
-        GroupSpec spec = group.spec();
-        SubscribedTopicDescriber describer = group.describer();
-        TaskCountStore notLoaded = new NeverLoadedTaskCountStore();
-        build(spec, describer, notLoaded); // warm, outside the count
-
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long thread = Thread.currentThread().getId();
-        long before = threads.getThreadAllocatedBytes(thread);
-        GroupAssignment assignment = build(spec, describer, notLoaded);
-        long allocated = threads.getThreadAllocatedBytes(thread) - before;
-
-        long leaversShare = fresh.members().get("m1000").partitions().get(topic).size();
-        assertThat(ServerChecks.loads(group, assignment).values().stream().mapToInt(Integer::intValue).sum())
-                .as("every member keeps its target; the leaver's partitions stay unassigned")
-                .isEqualTo(partitions - leaversShare);
-        assertThat(allocated / (double) partitions).as("bytes allocated per partition, every topic held, %,d in all", allocated)
-                .isLessThanOrEqualTo(24);
     }
 
     private static GroupAssignment build(GroupSpec spec, SubscribedTopicDescriber describer) {
