@@ -224,9 +224,12 @@ public class ServerAssignorBenchmark {
             case "kscale":
             case "kscale-held":
                 return kscale.assign(spec, group);
-            default:
+            case "kscale-builder":
                 return new ServerAssignmentBuilder(spec, group, store, new TaskCountLog(), new ServerAssignorMetrics(() -> 0))
                         .build();
+            default:
+                throw new IllegalArgumentException("assignor must be kscale, kscale-builder, kscale-held or uniform, got "
+                        + assignor);
         }
     }
 
