@@ -187,8 +187,8 @@ public class ServerAssignorBenchmark {
                 default:
                     throw new IllegalArgumentException("change must be fresh, join, leave or grow, got " + change);
             }
+            spec = group.spec(); // the targets or the topics changed
         }
-        spec = group.spec();
         if (assignor.equals("kscale-held")) {
             kscale = withStore(new NeverLoadedTaskCountStore());
             expected = group.members.values().stream().flatMap(target -> target.values().stream()).mapToLong(Set::size).sum();

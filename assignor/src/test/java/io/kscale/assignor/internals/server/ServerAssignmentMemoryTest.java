@@ -112,7 +112,7 @@ class ServerAssignmentMemoryTest {
 
         long leaversShare = fresh.members().get("m1000").partitions().get(topic).size();
         assertThat(ServerChecks.loads(group, call.assignment).values().stream().mapToInt(Integer::intValue).sum())
-                .as("every member keeps its target; the leaver's partitions stay unassigned")
+                .as("partitions kept: every target's but the leaver's")
                 .isEqualTo(LARGE_PARTITIONS - leaversShare);
         assertThat(call.allocated / (double) LARGE_PARTITIONS).as("bytes allocated per partition, every topic held, %,d in all",
                 call.allocated)
