@@ -73,9 +73,13 @@ final class TrustedTargets {
         boolean[] inSomeTarget = new boolean[units.count()];
         long inTargets = 0;
         for (int t = 0; t < topics.count(); t++) {
+            // Every unit is one partition, so the topic's partition p is its task p: unit firstUnit + p,
+            // with no division per partition (this loop asks about every partition of the group).
+            Uuid id = topics.ids[t];
+            int first = units.firstUnit[t];
             for (int p = 0; p < topics.partitions[t]; p++) {
-                if (assigned.isAssigned(topics.ids[t], p)) {
-                    inSomeTarget[units.unitOf(t, p)] = true;
+                if (assigned.isAssigned(id, p)) {
+                    inSomeTarget[first + p] = true;
                     if (++inTargets > sum) {
                         return null;
                     }

@@ -71,7 +71,7 @@ public final class AssignStepTimes {
         GroupSpec spec = asTheCoordinatorHandsItOver(group.spec());
         SubscribedTopicDescriber describer = group.describer();
 
-        String[] steps = {"members", "topics", "units", "targets by size", "prior owners", "placement",
+        String[] steps = {"members", "topics", "units", "racks", "targets by size", "prior owners", "placement",
             "whole build()", "uniform assign()", "iterate targets"};
         UniformAssignor uniform = new UniformAssignor();
         long[] nanos = new long[steps.length];
@@ -88,18 +88,19 @@ public final class AssignStepTimes {
             TaskUnits units = TaskUnits.of(subscribed);
             mark(at, bytes, 3);
             RackLocality racks = new RackLocality(members, subscribed, units, describer);
-            TrustedTargets bySize = TrustedTargets.of(members, subscribed, units, spec::isPartitionAssigned);
             mark(at, bytes, 4);
+            TrustedTargets bySize = TrustedTargets.of(members, subscribed, units, spec::isPartitionAssigned);
+            mark(at, bytes, 5);
             PriorOwners prior = bySize != null ? PriorOwners.onDemand(members, subscribed, units, bySize)
                     : PriorOwners.of(members, subscribed, units);
-            mark(at, bytes, 5);
+            mark(at, bytes, 6);
             int[] owner = UnitPlacer.place(units, new long[members.count()], prior, racks,
                     AssignmentWork.forGroup(units, members.count()));
-            mark(at, bytes, 6);
-            sink += build(spec, describer, store).members().size() + owner.length;
             mark(at, bytes, 7);
-            sink += uniform.assign(spec, describer).members().size();
+            sink += build(spec, describer, store).members().size() + owner.length;
             mark(at, bytes, 8);
+            sink += uniform.assign(spec, describer).members().size();
+            mark(at, bytes, 9);
             for (int m = 0; m < members.count(); m++) {
                 for (Map.Entry<Uuid, Set<Integer>> target : members.currentTarget(m).entrySet()) {
                     sink += subscribed.indexOf(target.getKey());
@@ -108,7 +109,7 @@ public final class AssignStepTimes {
                     }
                 }
             }
-            mark(at, bytes, 9);
+            mark(at, bytes, 10);
             if (call >= WARMUPS) {
                 for (int s = 0; s < steps.length; s++) {
                     nanos[s] += at[s + 1] - at[s];
