@@ -6,17 +6,18 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
  * Renders batching runs as Markdown (a summary per cell, then every run) and as CSV (one line per
  * run). The summary lists records per request of each round, {@code 8.83 / 9.57} for two rounds,
- * and the ratio of kscale's mean to the built-in's when both ran.
+ * and when both ran, the ratio of kscale's mean to the built-in's and whether their rounds differ
+ * by more than rounds differ among themselves ({@link RoundsDifference}).
  */
 public final class BatchingReport {
 
@@ -37,6 +38,7 @@ public final class BatchingReport {
         peers.forEach(peer -> header.add("records/request, " + peer.cliName()));
         if (ratio) {
             header.add("kscale / built-in");
+            header.add("kscale against built-in (rank test)");
         }
         StringBuilder out = new StringBuilder();
         headerRow(out, header);
@@ -47,9 +49,11 @@ public final class BatchingReport {
                         .map(r -> format(r.recordsPerRequest(), 2)).collect(Collectors.joining(" / ")));
             }
             if (ratio) {
-                double kscale = mean(cell.getValue(), PartitionerPeer.KSCALE, BatchingRun::recordsPerRequest);
-                double builtIn = mean(cell.getValue(), PartitionerPeer.BUILT_IN, BatchingRun::recordsPerRequest);
-                row.add(format(kscale / builtIn, 2) + "x");
+                double[] kscale = recordsPerRequest(cell.getValue(), PartitionerPeer.KSCALE);
+                double[] builtIn = recordsPerRequest(cell.getValue(), PartitionerPeer.BUILT_IN);
+                row.add(format(mean(kscale) / mean(builtIn), 2) + "x");
+                RoundsDifference difference = RoundsDifference.of(kscale, builtIn);
+                row.add(difference == null ? "-" : difference.verdict());
             }
             row(out, row);
         }
@@ -124,8 +128,12 @@ public final class BatchingReport {
         return cells;
     }
 
-    private static double mean(List<BatchingRun> runs, PartitionerPeer peer, ToDoubleFunction<BatchingRun> value) {
-        return runs.stream().filter(r -> r.peer() == peer).mapToDouble(value).average().orElse(Double.NaN);
+    private static double[] recordsPerRequest(List<BatchingRun> runs, PartitionerPeer peer) {
+        return runs.stream().filter(r -> r.peer() == peer).mapToDouble(BatchingRun::recordsPerRequest).toArray();
+    }
+
+    private static double mean(double[] values) {
+        return Arrays.stream(values).average().orElse(Double.NaN);
     }
 
     private static List<String> cellColumns(BatchingCell cell) {
