@@ -6,8 +6,8 @@ import java.util.Locale;
  * Whether one partitioner's rounds in a cell differ from another's by more than rounds of the same
  * partitioner differ among themselves: an exact two-sided Mann-Whitney rank-sum test on the
  * rounds' values. Records per request at a low rate follow the request round trip more than the
- * partitioner, and a round's mean latency moves them by a third; a ratio of means below or above
- * 1.0x is then no finding. The test asks only how the rounds rank: if the two partitioners were
+ * partitioner, so they move from round to round with the latency; a ratio of means below or above
+ * 1.0x is then no finding by itself. The test asks only how the rounds rank: if the two partitioners were
  * alike, every way of splitting all their rounds into two sets of those sizes would be equally
  * likely, and p is the share of splits at least as lopsided as the one measured.
  *
@@ -20,7 +20,7 @@ final class RoundsDifference {
     /** Below this p, the cell shows a difference. */
     static final double SIGNIFICANCE = 0.05;
 
-    /** Beyond this many rounds in all, p would need more than a long's count of splits; no realistic run has it. */
+    /** Up to this many rounds in all, the count of splits (C(60, 30) < 2^57) fits in a long; no realistic run has more. */
     private static final int MAX_ROUNDS = 60;
 
     private final double p;
