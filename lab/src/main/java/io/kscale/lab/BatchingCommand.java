@@ -93,6 +93,11 @@ final class BatchingCommand implements Callable<Integer> {
             description = "Value size of each record; records have no key (default: ${DEFAULT-VALUE}).")
     private int recordSize;
 
+    @Option(names = "--sticky-batch-size", defaultValue = "0", paramLabel = "BYTES",
+            description = "kscale's partitioner.sticky.batch.size, the bytes of each stint; 0 leaves it at its"
+                    + " default, the producer's batch.size (default: ${DEFAULT-VALUE}).")
+    private int stickyBatchSize;
+
     @Option(names = "--backend", defaultValue = "${sys:kscale.cluster:-process}", paramLabel = "process|docker|auto",
             description = "How the lab starts brokers: child JVMs, Testcontainers, or docker when an engine"
                     + " answers (default: ${DEFAULT-VALUE}).")
@@ -165,6 +170,7 @@ final class BatchingCommand implements Callable<Integer> {
                 .rounds(rounds)
                 .duration(PartitionerCommand.parseDuration(duration))
                 .recordSize(recordSize)
+                .stickyBatchSize(stickyBatchSize)
                 .build();
     }
 

@@ -2,6 +2,7 @@ package io.kscale.lab.batching;
 
 import io.kscale.lab.cluster.KafkaCluster;
 import io.kscale.lab.partitioner.PartitionerPeer;
+import io.kscale.partitioner.UniformStickyBytesPartitionerConfig;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -103,6 +104,9 @@ public final class BatchingScenario {
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "kscale-lab-batching-" + peer.cliName());
         if (peer.partitionerClass() != null) {
             props.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, peer.partitionerClass());
+        }
+        if (peer == PartitionerPeer.KSCALE && settings.stickyBatchSize() > 0) {
+            props.put(UniformStickyBytesPartitionerConfig.STICKY_BATCH_SIZE_CONFIG, settings.stickyBatchSize());
         }
         return props;
     }

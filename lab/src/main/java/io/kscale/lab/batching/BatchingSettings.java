@@ -32,6 +32,7 @@ public final class BatchingSettings {
     private final int rounds;
     private final Duration duration;
     private final int recordSize;
+    private final int stickyBatchSize;
     private final long seed;
 
     private BatchingSettings(Builder b) {
@@ -42,6 +43,7 @@ public final class BatchingSettings {
         this.rounds = b.rounds;
         this.duration = b.duration;
         this.recordSize = b.recordSize;
+        this.stickyBatchSize = b.stickyBatchSize;
         this.seed = b.seed;
     }
 
@@ -87,6 +89,11 @@ public final class BatchingSettings {
         return recordSize;
     }
 
+    /** @return kscale's {@code partitioner.sticky.batch.size}, or 0 to leave it at its default (the producer's {@code batch.size}) */
+    public int stickyBatchSize() {
+        return stickyBatchSize;
+    }
+
     public long seed() {
         return seed;
     }
@@ -101,6 +108,7 @@ public final class BatchingSettings {
         private int rounds = 2;
         private Duration duration = Duration.ofSeconds(20);
         private int recordSize = DEFAULT_RECORD_SIZE;
+        private int stickyBatchSize;
         private long seed = DEFAULT_SEED;
 
         private Builder() {
@@ -151,6 +159,15 @@ public final class BatchingSettings {
 
         public Builder recordSize(int recordSize) {
             this.recordSize = positive("record size", recordSize);
+            return this;
+        }
+
+        /** @param bytes kscale's bytes per stint; 0 leaves the setting at its default */
+        public Builder stickyBatchSize(int bytes) {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("sticky batch size must be 0 (the default) or positive, got " + bytes);
+            }
+            this.stickyBatchSize = bytes;
             return this;
         }
 

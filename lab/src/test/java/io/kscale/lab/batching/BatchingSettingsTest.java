@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.kscale.lab.partitioner.PartitionerPeer;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class BatchingSettingsTest {
@@ -57,5 +58,26 @@ class BatchingSettingsTest {
         assertThatThrownBy(() -> SendRate.parse("0")).hasMessageContaining("positive");
         assertThatThrownBy(() -> SendPacing.fromCliName("none")).hasMessageContaining("bursty or even");
         assertThatThrownBy(() -> BatchingSettings.builder().lingers(List.of(-1))).hasMessageContaining("-1");
+        assertThatThrownBy(() -> BatchingSettings.builder().stickyBatchSize(-1)).hasMessageContaining("-1");
+    }
+
+    @Test
+    void shouldGiveKscaleItsStintSizeAndNoOtherPeerWhenOneIsSet() {
+        BatchingScenario scenario = new BatchingScenario(BatchingSettings.builder().stickyBatchSize(65_536).build());
+        BatchingCell cell = new BatchingCell(SendRate.perSecond(5_000), SendPacing.BURSTY, 5);
+
+        assertThat(scenario.producerProps(PartitionerPeer.KSCALE, cell, Map.of()))
+                .containsEntry("partitioner.sticky.batch.size", 65_536);
+        assertThat(scenario.producerProps(PartitionerPeer.BUILT_IN, cell, Map.of()))
+                .doesNotContainKey("partitioner.sticky.batch.size");
+    }
+
+    @Test
+    void shouldLeaveKscaleAtItsDefaultStintSizeUnlessOneIsSet() {
+        BatchingScenario scenario = new BatchingScenario(BatchingSettings.builder().build());
+        BatchingCell cell = new BatchingCell(SendRate.perSecond(5_000), SendPacing.BURSTY, 5);
+
+        assertThat(scenario.producerProps(PartitionerPeer.KSCALE, cell, Map.of()))
+                .doesNotContainKey("partitioner.sticky.batch.size");
     }
 }
