@@ -147,7 +147,9 @@ abstract class PluginSmokeChecks {
                 }
                 return upper.size() == KEYS;
             });
-            assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
+            // Processing goes on through a rebalance, which may still be under way: wait for it to end.
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(
+                    () -> assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING));
         }
         assertThat(upper).hasSize(KEYS).allSatisfy((key, value) -> assertThat(value).startsWith("HELLO-"));
     }

@@ -262,7 +262,10 @@ class SecuredClusterIT {
                 }
                 return String.valueOf(KEYS).equals(counts.get("hello"));
             });
-            assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
+            // A rebalance may still be under way (the consumer rejoins when its metadata of the
+            // internal topics changes), and processing goes on through it: wait for it to end.
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(
+                    () -> assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING));
             assertThat(((Number) ManagementFactory.getPlatformMBeanServer()
                     .getAttribute(assignorMetrics, "assignments-total")).longValue())
                     .as("assignments the WarmupTaskAssignor computed").isPositive();
