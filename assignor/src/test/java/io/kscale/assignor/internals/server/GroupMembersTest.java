@@ -63,6 +63,26 @@ class GroupMembersTest {
     }
 
     @Test
+    void shouldSortPackedHashesAsAComparisonSortDoesAtEverySizeAndSpreadOfHashes() {
+        SplittableRandom random = new SplittableRandom(20261208L);
+        for (int size : new int[] {0, 1, 2, 255, 256, 257, 2_000, 70_000}) {
+            // Full-range hashes, and hashes from a few values each side of zero (many equal, their
+            // order then by index: the sort must be stable).
+            for (int spread : new int[] {0, 3, 300}) {
+                long[] keys = new long[size];
+                for (int i = 0; i < size; i++) {
+                    int hash = spread == 0 ? random.nextInt() : random.nextInt(-spread, spread + 1);
+                    keys[i] = (long) hash << 32 | i;
+                }
+                long[] expected = keys.clone();
+                Arrays.sort(expected);
+
+                assertThat(GroupMembers.byHash(keys)).as("%d keys, spread %d", size, spread).containsExactly(expected);
+            }
+        }
+    }
+
+    @Test
     void shouldDropNullAndRepeatedIds() {
         TestGroup group = new TestGroup().topic(ORDERS, 4).member("Aa", ORDERS).member("BB", ORDERS).member("x", ORDERS);
         List<String> listed = Arrays.asList("BB", null, "x", "Aa", "BB", "x", null, "Aa");
