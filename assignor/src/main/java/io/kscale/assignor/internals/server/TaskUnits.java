@@ -26,8 +26,11 @@ final class TaskUnits {
 
     /** By topic: its first unit, or -1 if it has none (held). */
     final int[] firstUnit;
-    /** By unit: the number of partitions it holds. */
+    /** By unit: the number of partitions it holds (at least 1). */
     final long[] weight;
+    /** The least and the greatest {@link #weight}; {@code Long.MAX_VALUE} and 0 without units. */
+    final long lightest;
+    final long heaviest;
     /** By unit: its task group. */
     final int[] unitGroup;
     /** By task group: its topics, ascending; its T; its first unit; its eligibility class. */
@@ -39,11 +42,14 @@ final class TaskUnits {
     final int[][] classMembers;
     private final SubscribedTopics topics;
 
-    private TaskUnits(SubscribedTopics topics, int[] firstUnit, long[] weight, int[] unitGroup, int[][] groupTopics,
-                      int[] groupTaskCount, int[] groupFirstUnit, int[] groupClass, int[][] classMembers) {
+    private TaskUnits(SubscribedTopics topics, int[] firstUnit, long[] weight, long lightest, long heaviest,
+                      int[] unitGroup, int[][] groupTopics, int[] groupTaskCount, int[] groupFirstUnit, int[] groupClass,
+                      int[][] classMembers) {
         this.topics = topics;
         this.firstUnit = firstUnit;
         this.weight = weight;
+        this.lightest = lightest;
+        this.heaviest = heaviest;
         this.unitGroup = unitGroup;
         this.groupTopics = groupTopics;
         this.groupTaskCount = groupTaskCount;
@@ -101,6 +107,8 @@ final class TaskUnits {
             throw new IllegalStateException("too many units: " + units);
         }
         long[] weight = new long[(int) units];
+        long lightest = Long.MAX_VALUE;
+        long heaviest = 0;
         int[] unitGroup = new int[(int) units];
         for (g = 0; g < groupTopics.length; g++) {
             int end = g + 1 < groupTopics.length ? groupFirstUnit[g + 1] : (int) units;
@@ -125,9 +133,14 @@ final class TaskUnits {
                 weight[u] = whole + ones;
                 unitGroup[u] = g;
             }
+            if (end > groupFirstUnit[g]) {
+                // Task 0 holds the most partitions of its group, the last task the fewest.
+                heaviest = Math.max(heaviest, weight[groupFirstUnit[g]]);
+                lightest = Math.min(lightest, weight[end - 1]);
+            }
         }
-        return new TaskUnits(topics, firstUnit, weight, unitGroup, groupTopics, groupTaskCount, groupFirstUnit,
-                groupClass, classMembers);
+        return new TaskUnits(topics, firstUnit, weight, lightest, heaviest, unitGroup, groupTopics, groupTaskCount,
+                groupFirstUnit, groupClass, classMembers);
     }
 
     int count() {

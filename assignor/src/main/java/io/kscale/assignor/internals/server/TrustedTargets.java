@@ -1,5 +1,6 @@
 package io.kscale.assignor.internals.server;
 
+import java.util.Arrays;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import org.apache.kafka.common.Uuid;
@@ -34,12 +35,15 @@ final class TrustedTargets {
 
     /** By member: the partitions its target holds (of placed topics, each a unit). */
     final long[] size;
-    /** By unit: whether some member's target holds it. */
-    final boolean[] inSomeTarget;
+    /**
+     * The units no member's target holds, ascending: at most half the members' worth (more, and
+     * {@link #of} reads every target instead), so placement looks at these and not at every unit.
+     */
+    final int[] inNoTarget;
 
-    private TrustedTargets(long[] size, boolean[] inSomeTarget) {
+    private TrustedTargets(long[] size, int[] inNoTarget) {
         this.size = size;
-        this.inSomeTarget = inSomeTarget;
+        this.inNoTarget = inNoTarget;
     }
 
     /** Whether the coordinator has a partition in some member's target: {@code GroupSpec::isPartitionAssigned}. */
@@ -49,7 +53,7 @@ final class TrustedTargets {
 
     /** @return the targets by size, or null if they must be read partition by partition (see the class comment) */
     static TrustedTargets of(GroupMembers members, SubscribedTopics topics, TaskUnits units, AssignedPartitions assigned) {
-        if (members.count() == 0 || units.classCount() > 1 || topics.anyHeld() || !everyUnitOnePartition(units)) {
+        if (members.count() == 0 || units.classCount() > 1 || topics.anyHeld() || units.heaviest > 1) {
             return null;
         }
         SizeReader sizes = new SizeReader(topics);
@@ -67,26 +71,37 @@ final class TrustedTargets {
         for (long s : size) {
             sum += s;
         }
-        if (membersToRead(size, units.count(), sum) * 2 > members.count()) {
+        if (sum > units.count() || membersToRead(size, units.count(), sum) * 2 > members.count()) {
             return null;
         }
-        boolean[] inSomeTarget = new boolean[units.count()];
+        // If the sizes are right, exactly this many units are in no target; finding more means they are not.
+        long expectedInNoTarget = units.count() - sum;
+        int[] inNoTarget = new int[(int) Math.min(expectedInNoTarget, 16)];
+        int notAssigned = 0;
         long inTargets = 0;
         for (int t = 0; t < topics.count(); t++) {
             // Every unit is one partition, so the topic's partition p is its task p: unit firstUnit + p,
             // with no division per partition (this loop asks about every partition of the group).
+            // Topics are in unit order (a task group per topic), so the units in no target come ascending.
             Uuid id = topics.ids[t];
             int first = units.firstUnit[t];
             for (int p = 0; p < topics.partitions[t]; p++) {
                 if (assigned.isAssigned(id, p)) {
-                    inSomeTarget[first + p] = true;
                     if (++inTargets > sum) {
                         return null;
                     }
+                } else {
+                    if (notAssigned == expectedInNoTarget) {
+                        return null;
+                    }
+                    if (notAssigned == inNoTarget.length) {
+                        inNoTarget = Arrays.copyOf(inNoTarget, (int) Math.min(expectedInNoTarget, 2L * notAssigned));
+                    }
+                    inNoTarget[notAssigned++] = first + p;
                 }
             }
         }
-        return inTargets == sum ? new TrustedTargets(size, inSomeTarget) : null;
+        return inTargets == sum ? new TrustedTargets(size, Arrays.copyOf(inNoTarget, notAssigned)) : null;
     }
 
     /**
@@ -105,15 +120,6 @@ final class TrustedTargets {
             below += Math.max(0, share - s);
         }
         return 2 * below + Math.max(0, units - inTargets);
-    }
-
-    private static boolean everyUnitOnePartition(TaskUnits units) {
-        for (long w : units.weight) {
-            if (w != 1) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** Adds up one member's target by size, and notes an entry that a full read would not use whole. */

@@ -72,8 +72,6 @@ final class UnitPlacer {
     private final boolean[] kept;
     /** The units step 1 keeps nowhere, ascending: step 2 places them. */
     private int[] unowned;
-    /** The least weight of any unit; Long.MAX_VALUE if there are none. */
-    private long lightest = Long.MAX_VALUE;
     private final AssignmentWork work;
     /** Scratch for the member heaps of {@link #placeUnowned}, by member: reused class after class. */
     private final int[] heapPosition;
@@ -123,26 +121,34 @@ final class UnitPlacer {
     }
 
     /**
-     * Step 1, in one pass over every unit: sets each unit's owner (its prior owner,
-     * {@link #NOT_READ}, or {@link #UNOWNED}), notes the units kept nowhere and the least weight.
-     * With targets read by size, later steps look only at those units (on a member change of a
-     * million units, a few hundred) and at the members: this is placement's one pass over every
-     * unit.
+     * Step 1: sets each unit's owner (its prior owner, {@link #NOT_READ}, or {@link #UNOWNED}) and
+     * notes the units kept nowhere. With targets read by size, every unit but those in no target
+     * ({@link TrustedTargets#inNoTarget}) stays where it is, not read: two array fills, and later
+     * steps look only at the units in no target (on a member change of a million units, a few
+     * hundred) and at the members.
      */
     private void keepPriorOwners() {
         TrustedTargets bySize = priorOwners.bySize;
+        if (bySize != null) {
+            Arrays.fill(owner, NOT_READ);
+            Arrays.fill(kept, true);
+            for (int u : bySize.inNoTarget) {
+                owner[u] = UNOWNED;
+                kept[u] = false;
+            }
+            unowned = bySize.inNoTarget;
+            for (int m = 0; m < load.length; m++) {
+                load[m] += bySize.size[m];
+            }
+            return;
+        }
         int[] notKept = new int[16];
         int count = 0;
         for (int u = 0; u < owner.length; u++) {
-            lightest = Math.min(lightest, units.weight[u]);
-            if (bySize != null ? bySize.inSomeTarget[u] : prior[u] >= 0) {
+            if (prior[u] >= 0) {
                 kept[u] = true;
-                if (bySize != null) {
-                    owner[u] = NOT_READ;
-                } else {
-                    owner[u] = prior[u];
-                    load[prior[u]] += units.weight[u];
-                }
+                owner[u] = prior[u];
+                load[prior[u]] += units.weight[u];
             } else {
                 owner[u] = UNOWNED;
                 if (count == notKept.length) {
@@ -152,11 +158,6 @@ final class UnitPlacer {
             }
         }
         unowned = Arrays.copyOf(notKept, count);
-        if (bySize != null) {
-            for (int m = 0; m < load.length; m++) {
-                load[m] += bySize.size[m];
-            }
-        }
     }
 
     /** @return by class, its units in {@link #unowned}, ascending */
@@ -387,7 +388,7 @@ final class UnitPlacer {
             return;
         }
         int[] members = units.classMembers[0];
-        if (members.length < 2 || spread(members) <= lightest) { // one class: every unit is of it
+        if (members.length < 2 || spread(members) <= units.lightest) { // one class: every unit is of it
             return; // a move needs a unit lighter than the spread: none can make a pair better off
         }
         HoldingsByMember holdings = new HoldingsByMember();
