@@ -83,6 +83,32 @@ class TrustedTargetsTest {
         assertThat(holders.values()).allSatisfy(members -> assertThat(members).hasSize(1));
     }
 
+    @Test
+    void shouldReadEveryTargetWhenATargetNamesATopicTheGroupDoesNotRead() {
+        Uuid unknown = new Uuid(5, 5); // no topic the describer knows
+        for (Uuid stray : List.of(AUDIT, unknown)) {
+            InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+            TestGroup group = new TestGroup().topic(ORDERS, 1_000).topic(AUDIT, 4);
+            for (int m = 0; m < 100; m++) {
+                group.member(String.format("m%03d", m), ORDERS);
+            }
+            group.apply(assign(group.spec(), group, store));
+            // m001 names a topic besides ORDERS, which it reads: a member leaving would otherwise
+            // read a few targets (its 10 partitions go to 10 members).
+            Map<Uuid, Set<Integer>> m1 = new HashMap<>(group.target("m001"));
+            m1.put(stray, Set.of(0, 1));
+            group.target("m001", Collections.unmodifiableMap(m1));
+            group.leave("m050");
+            Set<String> read = new HashSet<>();
+
+            GroupAssignment assignment = assign(specRecordingReads(group, read), group, store);
+
+            assertThat(read).as("targets read, with %s named", stray).hasSize(99);
+            assertThat(assignment.members().get("m001").partitions()).containsOnlyKeys(ORDERS);
+            assertThat(metrics.assignmentFallbacksTotal()).isZero();
+        }
+    }
+
     /**
      * Seeded groups of one-partition units (topics not expanded), a third of them in racks, members
      * joining and leaving: read by size where the check allows it, the assignment is the one a full read gives (a
