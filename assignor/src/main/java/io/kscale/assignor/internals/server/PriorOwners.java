@@ -216,11 +216,20 @@ final class PriorOwners {
     }
 
     /**
+     * @return whether the member's target was read: always, unless the targets are taken by size
+     *         ({@link #bySize}). A target not read holds units placement left where they were; the
+     *         units the member owns (in {@code owner}) are then those it gained, in no target before.
+     */
+    boolean wasRead(int member) {
+        return read == null || read[member];
+    }
+
+    /**
      * @param owner by unit: its member after placement; {@link UnitPlacer#NOT_READ} for a unit of a
      *              target not read, which stays where it was
      * @return by member: whether its assignment equals its current target, which is then whole
      *         units: it owns exactly the units its target holds (all of them its prior units,
-     *         and as many)
+     *         and as many), or its target was not read and it gained nothing
      */
     boolean[] unchanged(int[] owner) {
         int[] owned = new int[wholeUnits.length];
@@ -233,9 +242,8 @@ final class PriorOwners {
         }
         boolean[] unchanged = new boolean[wholeUnits.length];
         for (int m = 0; m < unchanged.length; m++) {
-            // A target not read holds units that placement left where they were, and it gained none.
-            unchanged[m] = read != null && !read[m]
-                    || wholeUnits[m] >= 0 && !gained[m] && owned[m] == wholeUnits[m];
+            // A target not read holds units that placement left where they were; its member owns the units it gained.
+            unchanged[m] = wasRead(m) ? wholeUnits[m] >= 0 && !gained[m] && owned[m] == wholeUnits[m] : owned[m] == 0;
         }
         return unchanged;
     }

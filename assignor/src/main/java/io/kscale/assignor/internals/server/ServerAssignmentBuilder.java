@@ -119,7 +119,7 @@ public final class ServerAssignmentBuilder {
                 : PriorOwners.of(members, topics, units);
         work = AssignmentWork.forGroup(units, members.count());
         int[] owner = UnitPlacer.place(units, baseLoad, prior, racks, work);
-        return assemble(members, topics, units, owner, held, prior.unchanged(owner));
+        return assemble(members, topics, units, owner, held, prior);
     }
 
     /** @return the work of the last {@link #build()}'s placement (tests read it), or null */
@@ -130,10 +130,13 @@ public final class ServerAssignmentBuilder {
     /**
      * Builds each member's assignment member by member, from the units it owns, so that the work
      * is the size of the result, not topics x members: a member whose result equals its current
-     * target ({@code unchanged}) gets that target back as it is.
+     * target ({@link PriorOwners#unchanged}) gets that target back as it is, and one whose target
+     * was not read gets it back with the partitions of the units it gained added
+     * ({@link PartitionsAdded}).
      */
     private static GroupAssignment assemble(GroupMembers members, SubscribedTopics topics, TaskUnits units, int[] owner,
-                                            Map<Uuid, int[]>[] held, boolean[] unchanged) {
+                                            Map<Uuid, int[]>[] held, PriorOwners prior) {
+        boolean[] unchanged = prior.unchanged(owner);
         // The units of each member, ascending: a counting sort of units by owner.
         // A unit of a target not read (UnitPlacer.NOT_READ) is in that member's target, handed back unchanged,
         // and is not sorted: on a member change of a large group, most units are such.
@@ -155,8 +158,15 @@ public final class ServerAssignmentBuilder {
         }
         Map<String, MemberAssignment> result = new HashMap<>(capacity(members.count()));
         for (int m = 0; m < members.count(); m++) {
-            Map<Uuid, Set<Integer>> assigned = unchanged[m] ? members.currentTarget(m)
-                    : memberAssignment(topics, units, Arrays.copyOfRange(byMember, start[m], start[m + 1]), held[m]);
+            Map<Uuid, Set<Integer>> assigned;
+            if (unchanged[m]) {
+                assigned = members.currentTarget(m);
+            } else {
+                assigned = memberAssignment(topics, units, Arrays.copyOfRange(byMember, start[m], start[m + 1]), held[m]);
+                if (!prior.wasRead(m)) {
+                    assigned = PartitionsAdded.toTarget(members.currentTarget(m), assigned);
+                }
+            }
             result.put(members.ids[m], new MemberPartitions(assigned));
         }
         return new GroupAssignment(result);

@@ -34,6 +34,10 @@ final class SortedPartitions extends AbstractSet<Integer> {
             }
             return;
         }
+        if (set instanceof PartitionsAdded) {
+            ((PartitionsAdded) set).forEachNumber(action);
+            return;
+        }
         int left = set.size();
         for (Integer p : set) {
             if (left-- == 0) {

@@ -28,8 +28,9 @@ import org.apache.kafka.common.Uuid;
  * Otherwise, or where placement would read half the targets or more anyway
  * ({@link #membersToRead}), {@link #of} returns null and every target is read
  * ({@link PriorOwners#of}). A member's target is read when the evening first looks at that
- * member, or when it gains a unit; every other member gets its target back as it is, which is
- * also what a full read would give it.
+ * member; a member that only gains units in no target gets its target back with their partitions
+ * added ({@link PartitionsAdded}), and every other member its target as it is: what a full read
+ * would give them.
  */
 final class TrustedTargets {
 

@@ -98,7 +98,8 @@ final class UnitPlacer {
      *                    the unit's class, or -1), and whether it stays there whatever the balance
      *                    ({@link PriorOwners#pinned}); or, for targets read by size
      *                    ({@link PriorOwners#bySize}), the units in some target, each member's
-     *                    read when the evening looks at it or it gains a unit
+     *                    read when the evening looks at it (a member that only gains units in
+     *                    step 2 is not read: its units are its target and those)
      * @param work        counts the work done, and bounds it
      * @return by unit: its member, or {@link #NOT_READ} for a unit that stays in a target not read
      */
@@ -116,7 +117,6 @@ final class UnitPlacer {
         } else {
             placer.evenAll();
         }
-        placer.readGainers();
         return placer.owner;
     }
 
@@ -462,23 +462,6 @@ final class UnitPlacer {
             }
         }
         return read;
-    }
-
-    /**
-     * With targets read by size: reads the target of every member that gained a unit, so that its
-     * assignment is built from all its units; every member not read keeps its target as it is.
-     * A member gains a unit in step 2 (the units kept nowhere, whose prior owner is none) or by
-     * a move of the evening, whose taker's holdings, and so its target, the evening read already.
-     */
-    private void readGainers() {
-        if (priorOwners.bySize == null) {
-            return;
-        }
-        for (int u : unowned) {
-            if (owner[u] >= 0) {
-                readTarget(owner[u]);
-            }
-        }
     }
 
     private long spread(int[] members) {

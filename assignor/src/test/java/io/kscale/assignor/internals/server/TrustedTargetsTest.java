@@ -59,6 +59,39 @@ class TrustedTargetsTest {
     }
 
     @Test
+    void shouldNotReadTheTargetsOfMembersThatOnlyGainPartitions() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 1_000).topic(AUDIT, 100);
+        for (int m = 0; m < 100; m++) {
+            group.member(String.format("m%03d", m), ORDERS, AUDIT);
+        }
+        group.apply(assign(group.spec(), group, store));
+        Map<Uuid, Set<Integer>> leaver = group.target("m050");
+        group.leave("m050");
+        Set<String> read = new HashSet<>();
+        GroupSpec spec = specRecordingReads(group, read);
+
+        GroupAssignment left = assign(spec, group, store);
+
+        // Its 11 partitions go to 11 members, one each: each gets its target back with it, unread.
+        assertThat(read).isEmpty();
+        int gainers = 0;
+        for (String member : group.members()) {
+            Map<Uuid, Set<Integer>> target = group.target(member);
+            Map<Uuid, Set<Integer>> assigned = left.members().get(member).partitions();
+            if (!assigned.equals(target)) {
+                gainers++;
+                assertThat(assigned.values().stream().mapToInt(Set::size).sum())
+                        .isEqualTo(target.values().stream().mapToInt(Set::size).sum() + 1);
+                target.forEach((topic, partitions) -> assertThat(assigned.get(topic)).containsAll(partitions));
+            }
+        }
+        assertThat(gainers).isEqualTo(leaver.values().stream().mapToInt(Set::size).sum());
+        assertThat(canonical(left)).isEqualTo(canonical(assign(new NothingAssigned(group.spec()), group, store)));
+        assertThat(metrics.assignmentFallbacksTotal()).isZero();
+    }
+
+    @Test
     void shouldReadEveryTargetWhenTheSizesDoNotAddUp() {
         InMemoryTaskCountStore store = new InMemoryTaskCountStore();
         TestGroup group = new TestGroup().topic(ORDERS, 100);
