@@ -106,9 +106,11 @@ final class TrustedTargets {
     }
 
     /**
-     * @return about how many members' targets placement would read: a giver for each unit that
-     *         moves to fill the members below the even share, and its taker (at most as many), and
-     *         the taker of each unit in no target. Each read costs about its member's share of the
+     * @return about how many members' targets placement would read, and more: a giver for each
+     *         unit that moves to fill the members below the even share, and its taker (at most as
+     *         many), and one for each unit in no target (whose taker is not read, see
+     *         {@link PartitionsAdded}: counted so that {@link #inNoTarget} stays within half the
+     *         members, and measured no further). Each read costs about its member's share of the
      *         partitions, so reading half the group or more costs as much as one pass over every
      *         target, on top of asking the coordinator about every partition: {@link #of} then
      *         reads every target up front (a member joining 50 members takes a unit from each).
