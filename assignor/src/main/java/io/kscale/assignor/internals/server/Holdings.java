@@ -58,7 +58,8 @@ final class Holdings {
         private int count;
 
         void push(int unit, long weight) {
-            int i = Arrays.binarySearch(weights, 0, count, weight);
+            // Most units of a member weigh the same: the heaviest weight held so far, looked up first.
+            int i = count > 0 && weights[count - 1] == weight ? count - 1 : Arrays.binarySearch(weights, 0, count, weight);
             if (i < 0) {
                 i = insert(-i - 1, weight);
             }

@@ -1,11 +1,13 @@
 package io.kscale.assignor.internals.server;
 
+import java.util.AbstractSet;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.IntConsumer;
 import org.apache.kafka.common.Uuid;
 
 /**
@@ -21,7 +23,7 @@ import org.apache.kafka.common.Uuid;
  * itself one of these (a result handed back as a target) is read into a new sorted set instead,
  * so that sets never nest: {@code contains} and iteration stay one level deep.
  */
-final class PartitionsAdded extends java.util.AbstractSet<Integer> {
+final class PartitionsAdded extends AbstractSet<Integer> {
 
     private final Set<Integer> target;
     private final Set<Integer> added;
@@ -58,7 +60,7 @@ final class PartitionsAdded extends java.util.AbstractSet<Integer> {
     }
 
     /** Hands the target's numbers, then the added ones, to {@code action} ({@link SortedPartitions#forEachNumber}). */
-    void forEachNumber(java.util.function.IntConsumer action) {
+    void forEachNumber(IntConsumer action) {
         SortedPartitions.forEachNumber(target, action);
         SortedPartitions.forEachNumber(added, action);
     }

@@ -161,8 +161,10 @@ final class TaskUnits {
         if (topic < 0 || firstUnit[topic] < 0 || partition < 0 || partition >= topics.partitions[topic]) {
             return -1;
         }
-        // The topic's group starts at firstUnit; its task is partition % T.
-        return firstUnit[topic] + partition % topics.taskCounts[topic];
+        // The topic's group starts at firstUnit; its task is partition % T, with no division for a
+        // topic not expanded (every partition below T): targets are read partition by partition.
+        int taskCount = topics.taskCounts[topic];
+        return firstUnit[topic] + (partition < taskCount ? partition : partition % taskCount);
     }
 
     /**

@@ -604,7 +604,11 @@ final class UnitPlacer {
                 int from = start[member];
                 int to = start[member + 1];
                 int[] read = readTarget(member);
-                if (read.length > 0) {
+                if (read.length > 0 && to == from) {
+                    mine = read; // ascending, as a full read has them
+                    from = 0;
+                    to = read.length;
+                } else if (read.length > 0) {
                     // The units of its target and those placed on it in step 2, ascending as a full read has them.
                     mine = Arrays.copyOf(read, read.length + to - from);
                     System.arraycopy(byOwner, from, mine, read.length, to - from);

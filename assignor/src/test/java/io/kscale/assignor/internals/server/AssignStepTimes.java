@@ -23,7 +23,8 @@ import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignment
  * Where one broker-side assignment spends its time, step by step (a measurement, not a test: it
  * asserts nothing). 100 topics of different partition counts (10,000 partitions, one unit each),
  * read by 2,000 members, each with a subscription set of its own and a target of boxed
- * {@code HashSet<Integer>}s, in the coordinator's own {@code GroupSpecImpl}; one member leaves. Prints the mean
+ * {@code HashSet<Integer>}s, in the coordinator's own {@code GroupSpecImpl}; one member leaves
+ * (or, with {@code -Djoin=true}, one joins). Prints the mean
  * wall time and allocation of each step over 2,000 calls after 1,000 warm-ups, of Kafka's
  * {@code uniform} on the same input, and of a pass that only iterates the targets (the floor of
  * reading them).
@@ -41,6 +42,7 @@ public final class AssignStepTimes {
     private static final int MEMBERS = Integer.getInteger("members", 2_000);
     private static final int WARMUPS = Integer.getInteger("warmups", 1_000);
     private static final int CALLS = Integer.getInteger("calls", 2_000);
+    private static final boolean JOIN = Boolean.getBoolean("join");
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -67,7 +69,11 @@ public final class AssignStepTimes {
             fresh.members().get(member).partitions().forEach((t, ps) -> boxed.put(t, new HashSet<>(ps)));
             group.target(member, Collections.unmodifiableMap(boxed));
         }
-        group.leave(String.format("m%04d", MEMBERS / 2));
+        if (JOIN) {
+            group.member(String.format("m%04d", MEMBERS), topics);
+        } else {
+            group.leave(String.format("m%04d", MEMBERS / 2));
+        }
         GroupSpec spec = asTheCoordinatorHandsItOver(group.spec());
         SubscribedTopicDescriber describer = group.describer();
 
