@@ -40,8 +40,7 @@ final class PartitionsAdded extends AbstractSet<Integer> {
      * @return the target with the added partitions: its sets of topics without any the same objects
      */
     static Map<Uuid, Set<Integer>> toTarget(Map<Uuid, Set<Integer>> target, Map<Uuid, Set<Integer>> added) {
-        Map<Uuid, Set<Integer>> joined = new HashMap<>((int) Math.min(Integer.MAX_VALUE,
-                (target.size() + (long) added.size()) * 4 / 3 + 1));
+        Map<Uuid, Set<Integer>> joined = new HashMap<>(ServerAssignmentBuilder.capacity(target.size() + added.size()));
         joined.putAll(target);
         added.forEach((topic, partitions) -> joined.merge(topic, partitions, PartitionsAdded::of));
         return joined;

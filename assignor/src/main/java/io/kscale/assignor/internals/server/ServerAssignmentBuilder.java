@@ -232,7 +232,7 @@ public final class ServerAssignmentBuilder {
     }
 
     /** @return a hash map capacity that holds {@code entries} without resizing */
-    private static int capacity(int entries) {
+    static int capacity(int entries) {
         return (int) Math.min(Integer.MAX_VALUE, entries * 4L / 3 + 1);
     }
 

@@ -604,15 +604,15 @@ final class UnitPlacer {
                 int from = start[member];
                 int to = start[member + 1];
                 int[] read = readTarget(member);
-                if (read.length > 0 && to == from) {
-                    mine = read; // ascending, as a full read has them
-                    from = 0;
-                    to = read.length;
-                } else if (read.length > 0) {
-                    // The units of its target and those placed on it in step 2, ascending as a full read has them.
-                    mine = Arrays.copyOf(read, read.length + to - from);
-                    System.arraycopy(byOwner, from, mine, read.length, to - from);
-                    Arrays.sort(mine);
+                if (read.length > 0) {
+                    // The units of its target and those placed on it in step 2, ascending as a full read
+                    // has them: the read units are, so only units placed on it need a merge.
+                    mine = read;
+                    if (to > from) {
+                        mine = Arrays.copyOf(read, read.length + to - from);
+                        System.arraycopy(byOwner, from, mine, read.length, to - from);
+                        Arrays.sort(mine);
+                    }
                     from = 0;
                     to = mine.length;
                 }
