@@ -3,6 +3,7 @@ package io.kscale.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.kscale.it.support.Suites;
+import io.kscale.lab.cluster.ContainerRemoval;
 import io.kscale.lab.cluster.GatedStartKafkaContainer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -39,22 +40,28 @@ class ContainerStartRaceIT {
 
     @Test
     void shouldRunAHalfWrittenStartScriptWithTestcontainersOwnCommand() {
-        try (KafkaContainer plain = new SlowScriptCopyKafkaContainer(image)) {
+        KafkaContainer plain = new SlowScriptCopyKafkaContainer(image);
+        try {
             // Ready means exited: a broker that waited for the whole script would run on and time out.
             plain.withLabel("io.kscale.cluster", "start-race").waitingFor(new ExitedWaitStrategy())
                     .withStartupTimeout(Duration.ofMinutes(2));
             plain.start();
             assertThat(plain.isRunning()).as("container running after half its start script").isFalse();
             assertThat(plain.getLogs()).as("broker log").doesNotContain("Transitioning from RECOVERY to RUNNING");
+        } finally {
+            ContainerRemoval.stop(plain);
         }
     }
 
     @Test
     void shouldStartTheBrokerOnlyFromTheCompleteStartScript() {
-        try (KafkaContainer gated = new SlowScriptCopyGatedContainer(image)) {
+        KafkaContainer gated = new SlowScriptCopyGatedContainer(image);
+        try {
             gated.withLabel("io.kscale.cluster", "start-race").withStartupTimeout(Duration.ofMinutes(3));
             gated.start();
             assertThat(gated.getLogs()).contains("Transitioning from RECOVERY to RUNNING");
+        } finally {
+            ContainerRemoval.stop(gated);
         }
     }
 

@@ -2,6 +2,7 @@ package io.kscale.it;
 
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import io.kscale.it.support.Suites;
+import io.kscale.lab.cluster.ContainerRemoval;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.testcontainers.images.builder.Transferable;
@@ -42,7 +43,7 @@ class QuickstartWithTestcontainersIT extends PluginSmokeChecks {
     @AfterAll
     static void stopKafka() {
         if (kafka != null) {
-            kafka.stop();
+            ContainerRemoval.stop(kafka); // kafka.stop(), and a removal Testcontainers may have skipped
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.kscale.it.QuickstartWithTestcontainersIT.StartGatedKafkaContainer;
 import io.kscale.it.support.Suites;
+import io.kscale.lab.cluster.ContainerRemoval;
 import io.kscale.lab.cluster.ServerAssignorPlugin;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -64,7 +65,7 @@ class ServerAssignorWithTestcontainersIT {
     @AfterAll
     static void stopKafka() {
         if (kafka != null) {
-            kafka.stop();
+            ContainerRemoval.stop(kafka); // kafka.stop(), and a removal Testcontainers may have skipped
         }
     }
 

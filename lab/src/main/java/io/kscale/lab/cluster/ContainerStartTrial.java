@@ -79,7 +79,7 @@ public final class ContainerStartTrial {
             }
             return outcomes;
         } finally {
-            containers.forEach(KafkaContainer::stop);
+            containers.forEach(ContainerRemoval::stop);
         }
     }
 

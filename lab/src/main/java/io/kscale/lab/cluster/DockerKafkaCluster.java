@@ -359,7 +359,7 @@ public final class DockerKafkaCluster implements KafkaCluster {
                         }
                         saveLog(broker);
                     }
-                    broker.container.stop(); // kill and remove, with its volumes
+                    ContainerRemoval.stop(broker.container); // kill and remove, with its volumes
                 }
             } catch (RuntimeException e) {
                 log.warn("Could not remove the container of broker {}: {}", broker.id, e.toString());
