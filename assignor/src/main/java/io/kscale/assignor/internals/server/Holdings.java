@@ -18,6 +18,19 @@ final class Holdings {
     private final UnitsByWeight placed = new UnitsByWeight();
     private final UnitsByWeight kept = new UnitsByWeight();
 
+    /**
+     * @param ascending units of one weight, ascending, all kept: adopted as they are (the caller
+     *                  hands the array over), what adding them one by one in this order makes
+     * @return holdings of those units
+     */
+    static Holdings keeping(int[] ascending, long weight) {
+        Holdings holdings = new Holdings();
+        if (ascending.length > 0) {
+            holdings.kept.adopt(ascending, weight);
+        }
+        return holdings;
+    }
+
     void add(int unit, long weight, boolean isKept) {
         (isKept ? kept : placed).push(unit, weight);
     }
@@ -56,6 +69,13 @@ final class Holdings {
         private int[][] stacks = NO_STACKS;
         private int[] sizes;
         private int count;
+
+        /** Makes {@code units} (non-empty) the stack of {@code weight}, in an instance holding nothing yet. */
+        void adopt(int[] units, long weight) {
+            insert(0, weight);
+            stacks[0] = units;
+            sizes[0] = units.length;
+        }
 
         void push(int unit, long weight) {
             // Most units of a member weigh the same: the heaviest weight held so far, looked up first.

@@ -95,6 +95,9 @@ final class PriorOwners {
             return NO_UNITS;
         }
         read[member] = true;
+        // Its size is known (and bounded: the sizes add up to at most the units), so the units go
+        // into an array of that size, handed out as it is.
+        reader.expect((int) bySize.size[member]);
         wholeUnits[member] = reader.read(member, members.currentTarget(member));
         return reader.lastRead();
     }
@@ -139,7 +142,7 @@ final class PriorOwners {
             this.best = counting ? new int[units.count()] : null;
             this.count = counting ? new int[units.count()] : null;
             this.inTargets = counting ? new long[units.count()] : null;
-            this.touched = new int[counting ? units.count() : 16];
+            this.touched = counting ? new int[units.count()] : NO_UNITS; // not counting: sized per target, expect()
         }
 
         static TargetReader counting(SubscribedTopics topics, TaskUnits units) {
@@ -172,9 +175,18 @@ final class PriorOwners {
             return whole ? touchedCount : -1;
         }
 
-        /** @return the units of the target {@link #read} last, ascending */
+        /** Makes room for the units of the next target {@link #read}, when not counting: {@code units} of them. */
+        void expect(int units) {
+            touched = new int[units];
+        }
+
+        /**
+         * When not counting: the units of the target {@link #read} last, ascending; the caller
+         * owns the array (the next read gets its own, {@link #expect}).
+         */
         int[] lastRead() {
-            int[] units = Arrays.copyOf(touched, touchedCount);
+            int[] units = touchedCount == touched.length ? touched : Arrays.copyOf(touched, touchedCount);
+            touched = NO_UNITS;
             Arrays.sort(units);
             return units;
         }
@@ -208,7 +220,7 @@ final class PriorOwners {
                     prior[u] = member; // as counting would: of equal holders, the first read
                 }
                 if (touchedCount == touched.length) {
-                    touched = Arrays.copyOf(touched, touchedCount * 2);
+                    touched = Arrays.copyOf(touched, Math.max(16, touchedCount * 2));
                 }
                 touched[touchedCount++] = u;
             }

@@ -600,33 +600,37 @@ final class UnitPlacer {
 
         Holdings of(int member) {
             if (made[member] == null) {
-                int[] mine = byOwner;
-                int from = start[member];
-                int to = start[member + 1];
-                int[] read = readTarget(member);
-                if (read.length > 0) {
-                    // The units of its target and those placed on it in step 2, ascending as a full read
-                    // has them: the read units are, so only units placed on it need a merge.
-                    mine = read;
-                    if (to > from) {
-                        mine = Arrays.copyOf(read, read.length + to - from);
-                        System.arraycopy(byOwner, from, mine, read.length, to - from);
-                        Arrays.sort(mine);
-                    }
-                    from = 0;
-                    to = mine.length;
-                }
-                Holdings holdings = new Holdings();
-                work.scans += to - from;
-                for (int i = from; i < to; i++) {
-                    int u = mine[i];
-                    if (!pinned[u]) {
-                        holdings.add(u, units.weight[u], kept[u]);
-                    }
-                }
-                made[member] = holdings;
+                made[member] = priorOwners.bySize != null ? readBySize(member) : fromOwners(member);
             }
             return made[member];
+        }
+
+        /**
+         * With targets read by size: the units of the member's target are all kept, one partition
+         * each (weight 1), none pinned, so the read array (ascending) is its kept stack as adding
+         * them one by one would make it; the units placed on it in step 2 are free.
+         */
+        private Holdings readBySize(int member) {
+            Holdings holdings = Holdings.keeping(readTarget(member), 1);
+            work.scans += start[member + 1] - start[member];
+            for (int i = start[member]; i < start[member + 1]; i++) {
+                int u = byOwner[i];
+                holdings.add(u, units.weight[u], kept[u]);
+            }
+            return holdings;
+        }
+
+        /** Every target read up front: the member's units are those it owned before the evening. */
+        private Holdings fromOwners(int member) {
+            Holdings holdings = new Holdings();
+            work.scans += start[member + 1] - start[member];
+            for (int i = start[member]; i < start[member + 1]; i++) {
+                int u = byOwner[i];
+                if (!pinned[u]) {
+                    holdings.add(u, units.weight[u], kept[u]);
+                }
+            }
+            return holdings;
         }
     }
 }
