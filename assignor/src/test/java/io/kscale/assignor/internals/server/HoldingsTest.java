@@ -46,14 +46,28 @@ class HoldingsTest {
         assertEquals(70, holdings.pick(8));
     }
 
-    /** Against the tree map of deques it replaced, on seeded random operations. */
+    /**
+     * Against the tree map of deques it replaced, on seeded random operations; every other round
+     * starts from kept units handed over as an array ({@link Holdings#keeping}).
+     */
     @Test
     void shouldAnswerAsATreeMapOfDequesDoes() {
         Random random = new Random(20261206L);
         for (int round = 0; round < 200; round++) {
-            Holdings holdings = new Holdings();
             Map<Boolean, TreeMap<Long, ArrayDeque<Integer>>> model = Map.of(true, new TreeMap<>(), false, new TreeMap<>());
             int next = 0;
+            Holdings holdings;
+            if (round % 2 == 0) {
+                holdings = new Holdings();
+            } else {
+                long weight = 1 + random.nextInt(6);
+                int[] ascending = new int[random.nextInt(20)];
+                for (int i = 0; i < ascending.length; i++) {
+                    ascending[i] = next;
+                    model.get(true).computeIfAbsent(weight, k -> new ArrayDeque<>()).addLast(next++);
+                }
+                holdings = Holdings.keeping(ascending, weight);
+            }
             for (int op = 0; op < 300; op++) {
                 long w = 1 + random.nextInt(6);
                 boolean kept = random.nextBoolean();
