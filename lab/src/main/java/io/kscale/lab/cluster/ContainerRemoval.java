@@ -76,7 +76,7 @@ public final class ContainerRemoval {
             }
         }
         log.warn("Could not remove container {} in {} attempts; it is left behind: {}", shortId(containerId), ATTEMPTS,
-                String.valueOf(lastFailure));
+                lastFailure == null ? "the engine still has it after each removal" : lastFailure.toString());
         return false;
     }
 
