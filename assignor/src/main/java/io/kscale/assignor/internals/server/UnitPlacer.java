@@ -445,15 +445,12 @@ final class UnitPlacer {
     }
 
     /**
-     * With targets read by size: reads the member's target if not yet, making its units' owner
-     * the member (they stay where they were until a move takes them).
+     * Only with targets read by size: reads the member's target if not yet, making its units'
+     * owner the member (they stay where they were until a move takes them).
      *
      * @return the units read now, ascending; empty if none or read before
      */
     private int[] readTarget(int member) {
-        if (priorOwners.bySize == null) {
-            return PriorOwners.NO_UNITS;
-        }
         int[] read = priorOwners.readTarget(member);
         work.scans += read.length;
         for (int u : read) {
