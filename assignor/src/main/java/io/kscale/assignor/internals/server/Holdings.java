@@ -19,16 +19,15 @@ final class Holdings {
     private final UnitsByWeight kept = new UnitsByWeight();
 
     /**
+     * Keeps units of one weight, in holdings that keep none yet (placed ones they may hold).
+     *
      * @param ascending units of one weight, ascending, all kept: adopted as they are (the caller
      *                  hands the array over), what adding them one by one in this order makes
-     * @return holdings of those units
      */
-    static Holdings keeping(int[] ascending, long weight) {
-        Holdings holdings = new Holdings();
+    void keepAll(int[] ascending, long weight) {
         if (ascending.length > 0) {
-            holdings.kept.adopt(ascending, weight);
+            kept.adopt(ascending, weight);
         }
-        return holdings;
     }
 
     void add(int unit, long weight, boolean isKept) {

@@ -46,6 +46,8 @@ final class PriorOwners {
     final TrustedTargets bySize;
     /** With {@link #bySize}: by member, whether its target has been read. */
     private final boolean[] read;
+    /** With {@link #bySize}: by member, the units of its target if it was read up front (ascending), else null. */
+    private final int[][] readUpFront;
     private final GroupMembers members;
     private final TargetReader reader;
 
@@ -56,32 +58,64 @@ final class PriorOwners {
         this.wholeUnits = wholeUnits;
         this.bySize = bySize;
         this.read = bySize == null ? null : new boolean[wholeUnits.length];
+        this.readUpFront = bySize == null ? null : new int[wholeUnits.length][];
         this.members = members;
         this.reader = reader;
     }
 
     /** @return the prior owners from every member's target, read now */
     static PriorOwners of(GroupMembers members, SubscribedTopics topics, TaskUnits units) {
-        TargetReader reader = TargetReader.counting(topics, units);
+        TargetReader reader = new TargetReader(topics, units, 0, units.count());
         int[] wholeUnits = new int[members.count()];
         for (int m = 0; m < members.count(); m++) {
             wholeUnits[m] = reader.read(m, members.currentTarget(m));
         }
         boolean[] pinned = new boolean[units.count()];
         for (int u = 0; u < pinned.length; u++) {
-            pinned[u] = reader.prior[u] >= 0 && reader.inTargets[u] < units.weight[u];
+            pinned[u] = reader.prior[u] >= 0 && reader.partlyInTargets(u);
         }
         return new PriorOwners(reader.prior, pinned, wholeUnits, null, members, reader);
     }
 
     /**
-     * @return the prior owners of targets taken by size: no member's target read yet, each read by
-     *         {@link #readTarget} when placement needs it; no unit is pinned (every unit is one partition)
+     * @return the prior owners of targets taken by size: the targets that name a unit of several
+     *         partitions read now ({@link TrustedTargets#readUpFront}), so those units' prior owners
+     *         and pins are what a full read finds; every other target read by {@link #readTarget}
+     *         when placement needs it (its units are one partition each, never pinned)
      */
     static PriorOwners onDemand(GroupMembers members, SubscribedTopics topics, TaskUnits units, TrustedTargets bySize) {
-        TargetReader reader = TargetReader.onePartitionUnits(topics, units);
-        return new PriorOwners(reader.prior, new boolean[units.count()], new int[members.count()], bySize, members,
-                reader);
+        // Counted: the span of the groups of several-partition units (a one-partition unit inside
+        // it is counted too, with the same outcome: its only holder is its prior owner).
+        int countFrom = units.count();
+        int countTo = 0;
+        for (int g : bySize.countedGroups) {
+            countFrom = Math.min(countFrom, units.groupFirstUnit[g]);
+            countTo = Math.max(countTo, units.groupEndUnit(g));
+        }
+        TargetReader reader = new TargetReader(topics, units, countFrom, Math.max(countFrom, countTo));
+        boolean[] pinned = new boolean[units.count()];
+        PriorOwners owners = new PriorOwners(reader.prior, pinned, new int[members.count()], bySize, members, reader);
+        for (int i = 0; i < bySize.readUpFront.length; i++) {
+            int m = bySize.readUpFront[i];
+            owners.read[m] = true;
+            reader.expect((int) bySize.upFrontSize[i]); // bounded: the sizes add up to at most the partitions
+            owners.wholeUnits[m] = reader.read(m, members.currentTarget(m));
+            owners.readUpFront[m] = reader.lastRead();
+        }
+        for (int g : bySize.countedGroups) {
+            for (int u = units.groupFirstUnit[g]; u < units.groupEndUnit(g); u++) {
+                pinned[u] = reader.prior[u] >= 0 && reader.partlyInTargets(u);
+            }
+        }
+        return owners;
+    }
+
+    /**
+     * @return the units of the member's target, ascending, if it was read up front (it names a unit
+     *         of several partitions, {@link TrustedTargets#readUpFront}); null otherwise
+     */
+    int[] readUpFront(int member) {
+        return readUpFront == null ? null : readUpFront[member];
     }
 
     /**
@@ -106,26 +140,30 @@ final class PriorOwners {
      * Reads the targets member by member, as {@code Map.forEach} hands them over (no entry
      * objects, unlike an entry set iterator over an unmodifiable map).
      *
-     * <p>Two ways, one per way of taking the targets. {@link #counting} counts each unit's
-     * partitions per member and in all targets: a unit goes to the member holding most of it, and
-     * is pinned if some of it is in no target. {@link #onePartitionUnits}, for targets taken by
-     * size ({@link TrustedTargets}), where every unit is one partition and no partition is in two
-     * targets: a unit's prior owner is the member whose target names it, and nothing is counted,
-     * so only the prior owners are kept by unit (a member change of a million partitions reads a
-     * few members' targets and would otherwise clear four more arrays of a million).
+     * <p>The units in the counted span {@code [countFrom, countTo)} have their partitions counted
+     * per member and in all targets: such a unit goes to the member holding most of it, and is
+     * pinned if some of it is in no target. Every unit when all targets are read ({@link #of});
+     * with targets taken by size ({@link TrustedTargets}), only the span of the units of several
+     * partitions: the others are one partition each and in at most one target, so a unit's prior
+     * owner is the member whose target names it, and only the prior owners are kept by unit (a
+     * member change of a million partitions reads a few members' targets and would otherwise clear
+     * four more arrays of a million).
      */
     private static final class TargetReader implements BiConsumer<Uuid, Set<Integer>>, IntConsumer {
         private final SubscribedTopics topics;
         private final SubscribedTopics.Subscriptions subscriptions;
         private final TaskUnits units;
         final int[] prior;
-        /** By unit, while counting: the most partitions of it one member read holds. Null for one-partition units. */
+        /** The counted span of units: those the arrays below hold, at {@code u - countFrom}. */
+        private final int countFrom;
+        private final int countTo;
+        /** By counted unit: the most partitions of it one member read holds. */
         private final int[] best;
-        /** By unit, while counting: how many of its partitions the member being read holds. Null for one-partition units. */
+        /** By counted unit: how many of its partitions the member being read holds. */
         private final int[] count;
-        /** By unit, while counting: how many of its partitions the targets hold, all members together. */
-        final long[] inTargets;
-        /** The units the member being read touches, each once; grown as needed when not counting. */
+        /** By counted unit: how many of its partitions the targets hold, all members together. */
+        private final long[] inTargets;
+        /** The units the member being read touches, each once. */
         private int[] touched;
         private int member;
         /** The topic whose partitions {@link #accept(int)} is handed. */
@@ -133,24 +171,19 @@ final class PriorOwners {
         private int touchedCount;
         private boolean whole;
 
-        private TargetReader(SubscribedTopics topics, TaskUnits units, boolean counting) {
+        TargetReader(SubscribedTopics topics, TaskUnits units, int countFrom, int countTo) {
             this.topics = topics;
             this.subscriptions = topics.subscriptions();
             this.units = units;
             this.prior = new int[units.count()];
             Arrays.fill(prior, -1);
-            this.best = counting ? new int[units.count()] : null;
-            this.count = counting ? new int[units.count()] : null;
-            this.inTargets = counting ? new long[units.count()] : null;
-            this.touched = counting ? new int[units.count()] : NO_UNITS; // not counting: sized per target, expect()
-        }
-
-        static TargetReader counting(SubscribedTopics topics, TaskUnits units) {
-            return new TargetReader(topics, units, true);
-        }
-
-        static TargetReader onePartitionUnits(SubscribedTopics topics, TaskUnits units) {
-            return new TargetReader(topics, units, false);
+            this.countFrom = countFrom;
+            this.countTo = countTo;
+            this.best = new int[countTo - countFrom];
+            this.count = new int[countTo - countFrom];
+            this.inTargets = new long[countTo - countFrom];
+            // Reading every target: one array for all (a unit is touched once per target). Else sized per target, expect().
+            this.touched = countFrom == 0 && countTo == units.count() ? new int[units.count()] : NO_UNITS;
         }
 
         /** @return how many units the target holds, all entire, or -1 if it is not whole units */
@@ -159,30 +192,39 @@ final class PriorOwners {
             touchedCount = 0;
             whole = true;
             target.forEach(this);
-            if (count == null) {
-                return whole ? touchedCount : -1; // each touched unit is one partition, held entire
-            }
             for (int i = 0; i < touchedCount; i++) {
                 int u = touched[i];
-                if (count[u] > best[u]) {
-                    best[u] = count[u];
+                if (u < countFrom || u >= countTo) {
+                    continue; // one partition, touched once: its prior owner was set as it was read
+                }
+                int c = u - countFrom;
+                if (count[c] > best[c]) {
+                    best[c] = count[c];
                     prior[u] = m;
                 }
-                whole &= count[u] == units.weight[u];
-                inTargets[u] += count[u];
-                count[u] = 0;
+                whole &= count[c] == units.weight[u];
+                inTargets[c] += count[c];
+                count[c] = 0;
             }
             return whole ? touchedCount : -1;
         }
 
-        /** Makes room for the units of the next target {@link #read}, when not counting: {@code units} of them. */
+        /** @return for a counted unit: whether the targets hold fewer of its partitions than it has */
+        boolean partlyInTargets(int unit) {
+            return inTargets[unit - countFrom] < units.weight[unit];
+        }
+
+        /**
+         * Makes room for the units of the next target {@link #read}, when reading targets one by
+         * one: at most {@code units} of them (as many as the partitions it names).
+         */
         void expect(int units) {
             touched = new int[units];
         }
 
         /**
-         * When not counting: the units of the target {@link #read} last, ascending; the caller
-         * owns the array (the next read gets its own, {@link #expect}).
+         * When reading targets one by one: the units of the target {@link #read} last, ascending;
+         * the caller owns the array (the next read gets its own, {@link #expect}).
          */
         int[] lastRead() {
             int[] units = touchedCount == touched.length ? touched : Arrays.copyOf(touched, touchedCount);
@@ -210,20 +252,20 @@ final class PriorOwners {
             int u = units.unitOf(readingTopic, partition);
             if (u < 0) {
                 whole = false;
-            } else if (count != null) {
-                if (count[u]++ == 0) {
-                    touched[touchedCount++] = u;
-                }
-            } else {
-                // A set yields a partition once, and a unit is one partition: the unit is new to this target.
-                if (prior[u] < 0) {
-                    prior[u] = member; // as counting would: of equal holders, the first read
-                }
-                if (touchedCount == touched.length) {
-                    touched = Arrays.copyOf(touched, Math.max(16, touchedCount * 2));
-                }
-                touched[touchedCount++] = u;
+                return;
             }
+            if (u >= countFrom && u < countTo) {
+                if (count[u - countFrom]++ > 0) {
+                    return; // touched already
+                }
+            } else if (prior[u] < 0) {
+                // A set yields a partition once, and a unit is one partition: the unit is new to this target.
+                prior[u] = member; // as counting would: of equal holders, the first read
+            }
+            if (touchedCount == touched.length) { // not reached when the size was expected right
+                touched = Arrays.copyOf(touched, Math.max(16, touchedCount * 2));
+            }
+            touched[touchedCount++] = u;
         }
     }
 

@@ -181,6 +181,11 @@ final class TaskUnits {
         throw new IllegalStateException("unit " + unit + " holds no partition");
     }
 
+    /** @return the unit past the task group's last one */
+    int groupEndUnit(int group) {
+        return group + 1 < groupFirstUnit.length ? groupFirstUnit[group + 1] : count();
+    }
+
     /** @return the unit's task index */
     int taskOf(int unit) {
         return unit - groupFirstUnit[unitGroup[unit]];

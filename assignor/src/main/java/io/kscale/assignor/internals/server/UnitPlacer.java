@@ -98,8 +98,9 @@ final class UnitPlacer {
      *                    the unit's class, or -1), and whether it stays there whatever the balance
      *                    ({@link PriorOwners#pinned}); or, for targets read by size
      *                    ({@link PriorOwners#bySize}), the units in some target, each member's
-     *                    read when the evening looks at it (a member that only gains units in
-     *                    step 2 is not read: its units are its target and those)
+     *                    read when the evening takes a unit from it, or up front if it holds a
+     *                    unit of several partitions (a member that only gains units is not read:
+     *                    its units are its target and those)
      * @param work        counts the work done, and bounds it
      * @return by unit: its member, or {@link #NOT_READ} for a unit that stays in a target not read
      */
@@ -122,24 +123,16 @@ final class UnitPlacer {
 
     /**
      * Step 1: sets each unit's owner (its prior owner, {@link #NOT_READ}, or {@link #UNOWNED}) and
-     * notes the units kept nowhere. With targets read by size, every unit but those in no target
-     * ({@link TrustedTargets#inNoTarget}) stays where it is, not read: two array fills, and later
-     * steps look only at the units in no target (on a member change of a million units, a few
-     * hundred) and at the members.
+     * notes the units kept nowhere. With targets read by size, every one-partition unit but those
+     * in no target ({@link TrustedTargets#inNoTarget}) stays where it is, not read: two array
+     * fills, and later steps look only at the units in no target (on a member change of a million
+     * units, a few hundred), at the units of several partitions, whose holders were read up front,
+     * and at the members.
      */
     private void keepPriorOwners() {
         TrustedTargets bySize = priorOwners.bySize;
         if (bySize != null) {
-            Arrays.fill(owner, NOT_READ);
-            Arrays.fill(kept, true);
-            for (int u : bySize.inNoTarget) {
-                owner[u] = UNOWNED;
-                kept[u] = false;
-            }
-            unowned = bySize.inNoTarget;
-            for (int m = 0; m < load.length; m++) {
-                load[m] += bySize.size[m];
-            }
+            keepBySize(bySize);
             return;
         }
         int[] notKept = new int[16];
@@ -158,6 +151,48 @@ final class UnitPlacer {
             }
         }
         unowned = Arrays.copyOf(notKept, count);
+    }
+
+    private void keepBySize(TrustedTargets bySize) {
+        Arrays.fill(owner, NOT_READ);
+        Arrays.fill(kept, true);
+        for (int u : bySize.inNoTarget) {
+            owner[u] = UNOWNED;
+            kept[u] = false;
+        }
+        for (int m = 0; m < load.length; m++) {
+            load[m] += bySize.size[m];
+        }
+        // Units of several partitions: kept on their prior owners as a full read keeps them.
+        int[] notKept = bySize.inNoTarget;
+        int count = notKept.length;
+        for (int g : bySize.countedGroups) {
+            for (int u = units.groupFirstUnit[g]; u < units.groupEndUnit(g); u++) {
+                if (prior[u] >= 0) {
+                    owner[u] = prior[u];
+                    load[prior[u]] += units.weight[u];
+                } else {
+                    owner[u] = UNOWNED;
+                    kept[u] = false;
+                    if (count == notKept.length) {
+                        notKept = Arrays.copyOf(notKept, Math.max(16, count * 2));
+                    }
+                    notKept[count++] = u;
+                }
+            }
+        }
+        // The one-partition units of the targets read up front are their members' (each in one target).
+        for (int m : bySize.readUpFront) {
+            for (int u : priorOwners.readUpFront(m)) {
+                if (owner[u] == NOT_READ) {
+                    owner[u] = m;
+                }
+            }
+        }
+        unowned = count == bySize.inNoTarget.length ? notKept : Arrays.copyOf(notKept, count);
+        if (bySize.countedGroups.length > 0) {
+            Arrays.sort(unowned); // ascending, as a pass over every unit finds them
+        }
     }
 
     /** @return by class, its units in {@link #unowned}, ascending */
@@ -414,7 +449,7 @@ final class UnitPlacer {
                     return; // no giver left is two above the lightest: no move improves
                 }
                 work.heapOps++;
-                move = holdings.of(candidate).pick(gap);
+                move = holdings.giving(candidate).pick(gap);
                 if (move >= 0) {
                     giver = candidate;
                     break;
@@ -563,7 +598,10 @@ final class UnitPlacer {
      * members (those it takes units from or gives units to), and making them all up front costs
      * as much as a million units boxed. Made from the owners as they were before the evening,
      * which stay right for a member until a move touches it, and a move makes both of its members'
-     * holdings first.
+     * holdings first. With targets read by size, a member's target is read only when the evening
+     * looks at it as a giver ({@link #giving}): a taker's units are added to what it holds, and its
+     * target, handed back with them, need not be read (a grown topic's few holders give a unit
+     * to each of hundreds of members).
      */
     private final class HoldingsByMember {
         private final Holdings[] made = new Holdings[load.length];
@@ -595,20 +633,41 @@ final class UnitPlacer {
             }
         }
 
+        /** @return the member's holdings, of a member that may only take (its target not read for them) */
         Holdings of(int member) {
             if (made[member] == null) {
-                made[member] = priorOwners.bySize != null ? readBySize(member) : fromOwners(member);
+                made[member] = priorOwners.bySize == null ? fromOwners(member) : placedAndReadUpFront(member);
             }
             return made[member];
         }
 
+        /** @return the member's holdings, with its kept units: read now, with targets read by size, if not yet */
+        Holdings giving(int member) {
+            Holdings holdings = of(member);
+            if (priorOwners.bySize != null && !priorOwners.wasRead(member)) {
+                // Its target's units are all kept, one partition each (weight 1), none pinned, and it
+                // kept none yet: the read array (ascending) is its kept stack as adding them one by one makes it.
+                holdings.keepAll(readTarget(member), 1);
+            }
+            return holdings;
+        }
+
         /**
-         * With targets read by size: the units of the member's target are all kept, one partition
-         * each (weight 1), none pinned, so the read array (ascending) is its kept stack as adding
-         * them one by one would make it; the units placed on it in step 2 are free.
+         * With targets read by size: the units placed on the member in step 2 (free), and, if its
+         * target was read up front, the units it keeps of it, as {@link #fromOwners} has them; a
+         * target not read yet is read when the member gives ({@link #giving}).
          */
-        private Holdings readBySize(int member) {
-            Holdings holdings = Holdings.keeping(readTarget(member), 1);
+        private Holdings placedAndReadUpFront(int member) {
+            Holdings holdings = new Holdings();
+            int[] readUpFront = priorOwners.readUpFront(member);
+            if (readUpFront != null) {
+                work.scans += readUpFront.length;
+                for (int u : readUpFront) {
+                    if (owner[u] == member && !pinned[u]) {
+                        holdings.add(u, units.weight[u], kept[u]);
+                    }
+                }
+            }
             work.scans += start[member + 1] - start[member];
             for (int i = start[member]; i < start[member + 1]; i++) {
                 int u = byOwner[i];

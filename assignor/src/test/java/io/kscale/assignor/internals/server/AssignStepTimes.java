@@ -24,7 +24,8 @@ import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignment
  * asserts nothing). 100 topics of different partition counts (10,000 partitions, one unit each),
  * read by 2,000 members, each with a subscription set of its own and a target of boxed
  * {@code HashSet<Integer>}s, in the coordinator's own {@code GroupSpecImpl}; one member leaves
- * (or, with {@code -Djoin=true}, one joins). Prints the mean
+ * (or, with {@code -Djoin=true}, one joins; with {@code -Dgrow=true}, the first topic doubles its
+ * partition count instead, an expansion). Prints the mean
  * wall time and allocation of each step over 2,000 calls after 1,000 warm-ups, of Kafka's
  * {@code uniform} on the same input, and of a pass that only iterates the targets (the floor of
  * reading them).
@@ -43,6 +44,7 @@ public final class AssignStepTimes {
     private static final int WARMUPS = Integer.getInteger("warmups", 1_000);
     private static final int CALLS = Integer.getInteger("calls", 2_000);
     private static final boolean JOIN = Boolean.getBoolean("join");
+    private static final boolean GROW = Boolean.getBoolean("grow");
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -69,7 +71,9 @@ public final class AssignStepTimes {
             fresh.members().get(member).partitions().forEach((t, ps) -> boxed.put(t, new HashSet<>(ps)));
             group.target(member, Collections.unmodifiableMap(boxed));
         }
-        if (JOIN) {
+        if (GROW) {
+            group.topic(topics.get(0), 2 * group.partitions(topics.get(0))); // its T stays in the store
+        } else if (JOIN) {
             group.member(String.format("m%04d", MEMBERS), topics);
         } else {
             group.leave(String.format("m%04d", MEMBERS / 2));

@@ -48,7 +48,7 @@ class HoldingsTest {
 
     /**
      * Against the tree map of deques it replaced, on seeded random operations; every other round
-     * starts from kept units handed over as an array ({@link Holdings#keeping}).
+     * adds placed units, then kept ones handed over as an array ({@link Holdings#keepAll}).
      */
     @Test
     void shouldAnswerAsATreeMapOfDequesDoes() {
@@ -56,17 +56,21 @@ class HoldingsTest {
         for (int round = 0; round < 200; round++) {
             Map<Boolean, TreeMap<Long, ArrayDeque<Integer>>> model = Map.of(true, new TreeMap<>(), false, new TreeMap<>());
             int next = 0;
-            Holdings holdings;
-            if (round % 2 == 0) {
-                holdings = new Holdings();
-            } else {
+            Holdings holdings = new Holdings();
+            if (round % 2 == 1) {
+                // Placed units first, then kept ones handed over as an array (a target read as its member gives).
+                for (int i = random.nextInt(4); i > 0; i--) {
+                    long w = 1 + random.nextInt(6);
+                    holdings.add(next, w, false);
+                    model.get(false).computeIfAbsent(w, k -> new ArrayDeque<>()).addLast(next++);
+                }
                 long weight = 1 + random.nextInt(6);
                 int[] ascending = new int[random.nextInt(20)];
                 for (int i = 0; i < ascending.length; i++) {
                     ascending[i] = next;
                     model.get(true).computeIfAbsent(weight, k -> new ArrayDeque<>()).addLast(next++);
                 }
-                holdings = Holdings.keeping(ascending, weight);
+                holdings.keepAll(ascending, weight);
             }
             for (int op = 0; op < 300; op++) {
                 long w = 1 + random.nextInt(6);

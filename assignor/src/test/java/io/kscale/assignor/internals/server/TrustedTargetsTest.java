@@ -142,16 +142,54 @@ class TrustedTargetsTest {
         }
     }
 
+    @Test
+    void shouldReadOnlyTheTargetsThatHoldAGrownTopic() {
+        InMemoryTaskCountStore store = new InMemoryTaskCountStore();
+        TestGroup group = new TestGroup().topic(ORDERS, 1_000).topic(AUDIT, 40);
+        for (int m = 0; m < 100; m++) {
+            group.member(String.format("m%03d", m), ORDERS, AUDIT);
+        }
+        group.apply(assign(group.spec(), group, store));
+        Set<String> holders = new TreeSet<>();
+        for (String member : group.members()) {
+            if (group.target(member).containsKey(AUDIT)) {
+                holders.add(member);
+            }
+        }
+        group.topic(AUDIT, 80); // expanded: T stays 40, each of its tasks is two partitions now
+        Set<String> read = new HashSet<>();
+
+        GroupAssignment grown = assign(specRecordingReads(group, read), group, store);
+
+        // The holders of AUDIT's tasks keep them and get their new partitions; the evening then
+        // takes units from them (read already) and gives each to a member whose target it need not read.
+        assertThat(holders).hasSizeBetween(2, 10);
+        assertThat(read).isEqualTo(holders);
+        for (String member : group.members()) {
+            Map<Uuid, Set<Integer>> target = group.target(member);
+            Map<Uuid, Set<Integer>> assigned = grown.members().get(member).partitions();
+            if (!holders.contains(member)) {
+                target.forEach((topic, partitions) -> assertThat(assigned.get(topic)).as(member).containsAll(partitions));
+            } else {
+                assertThat(assigned.get(AUDIT)).as(member).containsAll(target.get(AUDIT));
+            }
+        }
+        assertThat(canonical(grown)).isEqualTo(canonical(assign(new NothingAssigned(group.spec()), group, store)));
+        assertThat(metrics.assignmentFallbacksTotal()).isZero();
+    }
+
     /**
-     * Seeded groups of one-partition units (topics not expanded), a third of them in racks, members
-     * joining and leaving: read by size where the check allows it, the assignment is the one a full read gives (a
-     * spec that says no partition is assigned makes the sizes not add up, so every target is read).
+     * Seeded groups, a third of them in racks, members joining and leaving and topics growing (a
+     * grown topic's tasks hold more than one partition; topics of one count are co-partitioned): read
+     * by size where the check allows it, the assignment is the one a full read gives (a spec that
+     * says no partition is assigned makes the sizes not add up, so every target is read).
      */
     @Test
     void shouldAssignAsAFullReadDoes() {
         SplittableRandom random = new SplittableRandom(SEED);
         int bySize = 0;
         int racksBySize = 0;
+        int grownBySize = 0;
         int rounds = 0;
         for (int g = 0; g < 150; g++) {
             InMemoryTaskCountStore store = new InMemoryTaskCountStore();
@@ -169,43 +207,52 @@ class TrustedTargetsTest {
             }
             int next = 0;
             // Up to a few partitions a member: where few members' targets are read, the check reads by size.
-            for (int m = 0; m < 1 + random.nextInt(50); m++) {
+            for (int m = 0; m < 1 + random.nextInt(150); m++) {
                 join(group, String.format("m%03d", next++), topics, racks, random);
             }
+            boolean grown = false;
             for (int round = 0; round < 6; round++) {
                 Set<String> read = new HashSet<>();
                 GroupSpec spec = specRecordingReads(group, read);
                 GroupAssignment assignment = assign(spec, group, store);
-                boolean readBySize = read.size() < group.members().size();
+                // A full read iterates every target that names a partition: read by size reads fewer.
+                long withPartitions = group.members().stream().filter(m -> !group.target(m).isEmpty()).count();
+                boolean readBySize = read.size() < withPartitions;
                 GroupAssignment full = assign(new NothingAssigned(group.spec()), group, store);
                 assertThat(canonical(assignment)).as("group %s round %s", g, round).isEqualTo(canonical(full));
                 if (round > 0) { // a fresh group has no target to read
                     rounds++;
                     bySize += readBySize ? 1 : 0;
                     racksBySize += racks && readBySize ? 1 : 0;
+                    grownBySize += grown && readBySize ? 1 : 0;
                 }
                 group.apply(assignment);
-                int change = random.nextInt(3);
+                int change = random.nextInt(4);
                 if (change == 0 || group.members().size() < 2) {
                     join(group, String.format("m%03d", next++), topics, racks, random);
                 } else if (change == 1) {
                     List<String> members = new ArrayList<>(group.members());
                     group.leave(members.get(random.nextInt(members.size())));
+                } else if (change == 3) {
+                    Uuid topic = topics.get(random.nextInt(topics.size()));
+                    group.topic(topic, group.partitions(topic) * (2 + random.nextInt(2)));
+                    grown = true;
                 }
             }
         }
         assertThat(metrics.assignmentFallbacksTotal()).isZero();
-        assertThat(bySize).as("rounds read by size, of %s", rounds).isGreaterThan(rounds / 2);
-        assertThat(racksBySize).as("rounds of groups in racks read by size").isGreaterThan(rounds / 6);
+        assertThat(bySize).as("rounds read by size, of %s", rounds).isGreaterThan(rounds / 3);
+        assertThat(racksBySize).as("rounds of groups in racks read by size").isGreaterThan(rounds / 8);
+        assertThat(grownBySize).as("rounds of groups with a grown topic read by size").isGreaterThan(rounds / 50);
     }
 
     @Test
-    void shouldReadEveryTargetWhenATopicIsExpandedOrMembersReadDifferentTopics() {
+    void shouldReadEveryTargetWhenEveryMemberHoldsAGrownTopicOrMembersReadDifferentTopics() {
         InMemoryTaskCountStore store = new InMemoryTaskCountStore();
         TestGroup group = new TestGroup().topic(ORDERS, 4).topic(AUDIT, 6);
         group.member("m0", ORDERS, AUDIT).member("m1", ORDERS, AUDIT);
         group.apply(assign(group.spec(), group, store));
-        group.topic(ORDERS, 8); // expanded: a unit is two partitions
+        group.topic(ORDERS, 8); // expanded: a unit is two partitions, and both members hold some
         Set<String> read = new HashSet<>();
         group.apply(assign(specRecordingReads(group, read), group, store));
         assertThat(read).containsExactlyInAnyOrder("m0", "m1");
