@@ -147,7 +147,7 @@ final class TrustedTargets {
         if (inTargets != sum) {
             return null;
         }
-        return new TrustedTargets(size, Arrays.copyOf(inNoTarget, notAssigned), countedGroups(units, topics, counted),
+        return new TrustedTargets(size, Arrays.copyOf(inNoTarget, notAssigned), countedGroups(units, counted),
                 Arrays.copyOf(readUpFront, upFront), Arrays.copyOf(upFrontSize, upFront));
     }
 
@@ -164,7 +164,8 @@ final class TrustedTargets {
         return counted;
     }
 
-    private static int[] countedGroups(TaskUnits units, SubscribedTopics topics, boolean[] counted) {
+    /** @return the task groups of the counted topics, ascending */
+    private static int[] countedGroups(TaskUnits units, boolean[] counted) {
         int[] groups = new int[units.groupTopics.length];
         int n = 0;
         for (int g = 0; g < groups.length; g++) {
