@@ -610,8 +610,9 @@ final class UnitPlacer {
         private final int[] byOwner;
 
         HoldingsByMember() {
-            // With targets read by size, only the units placed in step 2 have a member yet: the
-            // others are NOT_READ until their member's target is read.
+            // With targets read by size, only the units placed in step 2 are indexed here: the
+            // others are NOT_READ until their member's target is read, or in a target read up
+            // front, whose units placedAndReadUpFront takes from that read.
             boolean placedOnly = priorOwners.bySize != null;
             int candidates = placedOnly ? unowned.length : owner.length;
             for (int i = 0; i < candidates; i++) {
