@@ -21,8 +21,9 @@ import java.util.Set;
  *       constrained class first, heaviest unit first: on the least loaded member of the unit's
  *       class; among equally loaded members, on one whose rack hosts a replica
  *       ({@link RackLocality}), else the lowest index. Units of one weight are placed level by
- *       level, without a heap ({@link #placeByLevels}): without racks, each member takes its units
- *       as a run of consecutive units, in the same numbers.</li>
+ *       level, without a heap ({@link #placeByLevels}): each member takes as many units as the
+ *       heap would give it, as a run of consecutive units (with racks, of the units placed on its
+ *       rack).</li>
  *   <li><b>Even</b>, when every member reads the same topics (one class): while the most loaded
  *       member can give a unit of weight {@code w} to the least loaded one with
  *       {@code load(min) + w < load(max)}, it gives one, first a unit placed in step 2 (moving it
@@ -272,13 +273,15 @@ final class UnitPlacer {
      * so this costs O(units + members log members), not O(units x log members): most of a fresh
      * group's time on the heap.
      *
-     * <p>Without racks, every member ends as loaded as with the heap, but takes its units as one
-     * run of the pending order, members in index order, where the heap deals them out one by one:
-     * a fresh member of a group of 1,000 topics gets one stretch over a topic or two, as
-     * {@code uniform} hands them out, not one partition of each of 500 topics. Its consumer then
-     * fetches from fewer topics, and its target, handed back on the next change, has a few entries
-     * to read instead of hundreds. With racks, each unit goes where the heap and the rack heaps
-     * would put it ({@link RackLevel}): locality is decided unit by unit.
+     * <p>Every member ends as loaded as with the heap, but takes its units as one run of the
+     * pending order, members in index order, where the heap deals them out one by one: a fresh
+     * member of a group of 1,000 topics gets one stretch over a topic or two, as {@code uniform}
+     * hands them out, not one partition of each of 500 topics. Its consumer then fetches from
+     * fewer topics, and its target, handed back on the next change, has a few entries to read
+     * instead of hundreds. With racks, the heap and the rack heaps decide unit by unit which rack
+     * each unit goes to ({@link RackLevel}), and then each rack's units are handed to its members
+     * as runs in the same way ({@link RackLevel#handOutRuns}): as many units rack-local, each
+     * member as loaded, and its units a stretch of its rack's share of every topic.
      *
      * @param pending the units to place, sorted heaviest first, then by index ({@code n} of them)
      * @return false, having placed nothing, if the units or loads are not such levels
@@ -299,7 +302,7 @@ final class UnitPlacer {
             byLoad[i] = load[m] << 32 | i;
         }
         Arrays.sort(byLoad);
-        RackLevel rackLevel = racks.enabled() ? new RackLevel(classMembers) : null;
+        RackLevel rackLevel = racks.enabled() ? new RackLevel(classMembers, n) : null;
         int[] takes = new int[classMembers.length];
         int[] level = new int[classMembers.length];
         int[] merged = new int[classMembers.length];
@@ -327,10 +330,13 @@ final class UnitPlacer {
             }
             placed = end;
         }
+        if (rackLevel != null) {
+            rackLevel.handOutRuns(pending, n, takes);
+        }
         int next = 0;
         for (int i = 0; i < classMembers.length; i++) {
             int m = classMembers[i];
-            if (rackLevel == null) { // with racks, RackLevel set each unit's owner as it placed it
+            if (rackLevel == null) {
                 for (int k = 0; k < takes[i]; k++) {
                     owner[(int) pending[next++]] = m;
                 }
@@ -507,13 +513,14 @@ final class UnitPlacer {
     }
 
     /**
-     * One level of {@link #placeByLevels} with racks: each unit, in order, goes to the member of
-     * lowest index among those at the level that have not taken a unit yet and whose rack hosts a
-     * replica of it, else to the lowest index of them; the member the heap and the rack heaps of
-     * {@link #placeUnowned} would pick. The level's members are kept in index order per rack,
-     * each rack with a cursor past the members that took a unit, so a unit costs a look at its
-     * replicas' racks: O(units x replicas + members) per class, where the heaps cost
-     * O(units x log members).
+     * {@link #placeByLevels} with racks. Level by level ({@link #place}), each unit, in order, goes
+     * to the member of lowest index among those at the level that have not taken a unit yet and
+     * whose rack hosts a replica of it, else to the lowest index of them; the member the heap and
+     * the rack heaps of {@link #placeUnowned} would pick. The level's members are kept in index
+     * order per rack, each rack with a cursor past the members that took a unit, so a unit costs
+     * a look at its replicas' racks: O(units x replicas + members) per class, where the heaps cost
+     * O(units x log members). That decides how many units each member takes and which rack each
+     * unit goes to; {@link #handOutRuns} then decides which of its rack's units a member takes.
      */
     private final class RackLevel {
         private final int[] classMembers;
@@ -527,8 +534,10 @@ final class UnitPlacer {
         /** By position: the number of the level at which it took a unit (so nothing is cleared between levels). */
         private final int[] tookAt;
         private int levelNumber;
+        /** By index in the pending order: the position {@link #place} placed that unit on. */
+        private final int[] placedOn;
 
-        RackLevel(int[] classMembers) {
+        RackLevel(int[] classMembers, int pending) {
             this.classMembers = classMembers;
             this.rackOf = new int[classMembers.length];
             for (int i = 0; i < classMembers.length; i++) {
@@ -539,6 +548,7 @@ final class UnitPlacer {
             this.start = new int[rackNumbers.size() + 1];
             this.cursor = new int[rackNumbers.size()];
             this.tookAt = new int[classMembers.length];
+            this.placedOn = new int[pending];
         }
 
         /**
@@ -587,9 +597,45 @@ final class UnitPlacer {
                 }
                 tookAt[best] = stamp;
                 takes[best]++;
-                owner[u] = classMembers[best];
+                placedOn[k] = best;
                 work.scans++;
             }
+        }
+
+        /**
+         * Sets the owners of {@code pending[0, n)}: the units {@link #place} put on a rack's
+         * members (or on members without a rack), in the pending order, are handed to those
+         * members in index order, each taking as many as it took there, as one run. Moving a unit
+         * between members of one rack changes neither its locality nor a load; dealt out level by
+         * level, the members of a rack would each read one partition of nearly every topic.
+         * O(units + members).
+         */
+        void handOutRuns(long[] pending, int n, int[] takes) {
+            int groups = cursor.length + 1; // each rack, then the members without one
+            int[] first = new int[groups + 1];
+            for (int k = 0; k < n; k++) {
+                first[groupOf(placedOn[k]) + 1]++;
+            }
+            for (int g = 0; g < groups; g++) {
+                first[g + 1] += first[g];
+            }
+            int[] next = Arrays.copyOf(first, groups);
+            int[] byGroup = new int[n];
+            for (int k = 0; k < n; k++) {
+                byGroup[next[groupOf(placedOn[k])]++] = (int) pending[k];
+            }
+            System.arraycopy(first, 0, next, 0, groups);
+            for (int i = 0; i < classMembers.length; i++) {
+                int g = groupOf(i);
+                for (int t = 0; t < takes[i]; t++) {
+                    owner[byGroup[next[g]++]] = classMembers[i];
+                }
+            }
+            work.scans += 2L * n + classMembers.length;
+        }
+
+        private int groupOf(int position) {
+            return rackOf[position] >= 0 ? rackOf[position] : cursor.length;
         }
     }
 

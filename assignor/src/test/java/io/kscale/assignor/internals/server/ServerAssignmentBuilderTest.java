@@ -216,6 +216,48 @@ class ServerAssignmentBuilderTest {
                 assertThat(rackOf.get(member)).as("partition %d", p).isEqualTo("r" + (p % 3)));
     }
 
+    /**
+     * In racks too, a fresh member reads few topics: its units are a run of the units its rack
+     * takes, not one partition of each topic dealt out member by member, and as many partitions
+     * end rack-local as dealing them one by one reaches.
+     */
+    @Test
+    void shouldGiveEachMemberOfAFreshGroupInRacksARunOfItsRacksUnits() {
+        // 10 topics of 25 to 34 partitions (none co-partitioned: 295 units of one partition), each
+        // partition p on rack p % 3; 30 members, 10 per rack: 9 or 10 units each. Dealt one by one,
+        // every member reads about 10 topics; as runs of about 10 over its rack's third of every
+        // topic, none spans more than 3.
+        List<Uuid> topics = new ArrayList<>();
+        TestGroup group = new TestGroup();
+        for (int t = 0; t < 10; t++) {
+            Uuid topic = new Uuid(11, t);
+            topics.add(topic);
+            group.topic(topic, 25 + t).replicasOn(topic, "r0", "r1", "r2");
+        }
+        Map<String, String> rackOf = new HashMap<>();
+        for (int m = 0; m < 30; m++) {
+            String id = String.format("m%02d", m);
+            group.member(id, topics).rack(id, "r" + m % 3);
+            rackOf.put(id, "r" + m % 3);
+        }
+        GroupAssignment fresh = assign(group, new InMemoryTaskCountStore());
+
+        assertComplete(group, fresh, Set.copyOf(topics));
+        assertThat(loads(group, fresh).values()).allSatisfy(load -> assertThat(load).isBetween(9, 10));
+        int local = 0;
+        for (Map.Entry<Uuid, Map<Integer, String>> topic : owners(group, fresh).entrySet()) {
+            for (Map.Entry<Integer, String> owner : topic.getValue().entrySet()) {
+                local += rackOf.get(owner.getValue()).equals("r" + owner.getKey() % 3) ? 1 : 0;
+            }
+        }
+        // Racks r0, r1, r2 host 102, 98 and 95 partitions; 25 members take 10, 5 take 9. Dealt one
+        // by one, 289 end rack-local (the most any placement with these loads reaches is 293: r0's
+        // members all take 10, and 2 of its partitions go elsewhere).
+        assertThat(local).as("rack-local partitions").isGreaterThanOrEqualTo(289);
+        fresh.members().forEach((member, assigned) ->
+                assertThat(assigned.partitions()).as("the topics of %s", member).hasSizeLessThanOrEqualTo(3));
+    }
+
     @Test
     void shouldSkipTopicsTheDescriberDoesNotKnow() {
         InMemoryTaskCountStore store = new InMemoryTaskCountStore();
