@@ -332,16 +332,16 @@ final class UnitPlacer {
         }
         if (rackLevel != null) {
             rackLevel.handOutRuns(pending, n, takes);
-        }
-        int next = 0;
-        for (int i = 0; i < classMembers.length; i++) {
-            int m = classMembers[i];
-            if (rackLevel == null) {
+        } else { // one run of the pending order per member, in index order
+            int next = 0;
+            for (int i = 0; i < classMembers.length; i++) {
                 for (int k = 0; k < takes[i]; k++) {
-                    owner[(int) pending[next++]] = m;
+                    owner[(int) pending[next++]] = classMembers[i];
                 }
             }
-            load[m] += takes[i] * w;
+        }
+        for (int i = 0; i < classMembers.length; i++) {
+            load[classMembers[i]] += takes[i] * w;
         }
         return true;
     }
